@@ -1,0 +1,148 @@
+"""The ``monologue`` command line.
+
+Built-in commands live here; plugins add theirs through ``register_commands(cli)``. Plugins
+are loaded only when a command (or ``--help``) needs the full list, and plugin modules keep
+their heavy imports inside functions, so ``monologue --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from typing import Any
+
+import click
+
+from . import __version__
+
+log = logging.getLogger("monologue")
+
+
+class _Formatter(logging.Formatter):
+    """``monologue: message``, tracebacks only with ``--verbose``."""
+
+    def __init__(self, verbose: bool) -> None:
+        super().__init__("monologue: %(message)s")
+        self.verbose = verbose
+
+    def formatException(self, ei: Any) -> str:  # noqa: N802 - logging's name
+        return super().formatException(ei) if self.verbose else ""
+
+    def format(self, record: logging.LogRecord) -> str:
+        if not self.verbose:
+            record.exc_text = ""
+            text = super().format(record)
+            return text.rstrip()
+        return super().format(record)
+
+
+def configure_logging(verbose: bool = False) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_Formatter(verbose))
+    root = logging.getLogger("monologue")
+    root.handlers[:] = [handler]
+    root.setLevel(logging.DEBUG if verbose else logging.WARNING)
+    root.propagate = False
+
+
+class MonologueGroup(click.Group):
+    """A click group that asks plugins for their subcommands the first time it needs them."""
+
+    _plugins_loaded = False
+
+    def _load_plugin_commands(self) -> None:
+        if self._plugins_loaded:
+            return
+        self._plugins_loaded = True
+        from .errors import PluginLoadError
+        from .plugins import get_plugin_manager
+
+        try:
+            manager = get_plugin_manager()
+        except PluginLoadError as exc:
+            raise click.ClickException(str(exc)) from exc
+        manager.hooks.register_commands(self)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load_plugin_commands()
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = super().get_command(ctx, cmd_name)
+        if found is not None:
+            return found
+        self._load_plugin_commands()
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=MonologueGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="monologue")
+@click.option("-v", "--verbose", is_flag=True, help="Log debug details and full tracebacks.")
+def cli(verbose: bool) -> None:
+    """Narrate what AI agents do, in a few first-person sentences.
+
+    monologue buffers an agent's events (tool calls, results, text), decides when to speak,
+    and asks a narrator (the offline template narrator by default, or Claude Haiku when
+    monologue-anthropic is installed and ANTHROPIC_API_KEY is set) for the sentence.
+
+    \b
+    Start with:
+      monologue replay SESSION.jsonl     narrate a recorded or Claude Code session
+      monologue plugins                  what is installed and loaded
+
+    Configuration comes from [tool.monologue] in pyproject.toml or monologue.toml,
+    MONOLOGUE_* environment variables, and flags; `monologue config` shows the result.
+    """
+    configure_logging(verbose)
+
+
+@cli.command("plugins")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per plugin.")
+@click.option("--hook", "hook", metavar="NAME", help="Only plugins implementing this hook.")
+def plugins_command(as_json: bool, hook: str | None) -> None:
+    """List plugins: name, distribution, version, hooks and status.
+
+    A plugin that failed to load is listed with its error; set MONOLOGUE_STRICT_PLUGINS=1 to
+    make such a failure fatal.
+    """
+    from .plugins import get_plugin_manager
+
+    manager = get_plugin_manager()
+    if hook is not None and not hasattr(manager.hook, hook):
+        raise click.BadParameter(f"no hook named {hook!r}", param_hint="--hook")
+    rows = [row for row in manager.plugin_infos() if hook is None or hook in row.hooks]
+    if as_json:
+        for row in rows:
+            click.echo(row.model_dump_json())
+        return
+    if not rows:
+        click.echo("no plugins" + (f" implement {hook}" if hook else " are installed"))
+        return
+    for row in rows:
+        dist = f"{row.distribution or '-'} {row.version or ''}".strip()
+        if row.status == "loaded":
+            click.echo(f"{row.name:<12} {dist:<28} loaded   {', '.join(row.hooks)}")
+        else:
+            click.echo(f"{row.name:<12} {dist:<28} FAILED   {row.error}")
+
+
+@cli.command("config")
+@click.option("--json", "as_json", is_flag=True, help="Print the settings as one JSON object.")
+def config_command(as_json: bool) -> None:
+    """Show the effective configuration and where each value comes from."""
+    from .config import describe_sources
+
+    rows = describe_sources()
+    if as_json:
+        click.echo(
+            json.dumps({key: {"value": value, "source": src} for key, value, src in rows}, default=str)
+        )
+        return
+    for key, value, src in rows:
+        click.echo(f"{key:<20} {value!s:<24} {src}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point."""
+    cli.main(args=argv, prog_name="monologue")

@@ -1,0 +1,300 @@
+"""The event envelope: everything an agent does, as one pydantic model and one JSON line.
+
+``Event.data`` stays a plain dict (``call.data["tool_use_id"]`` is the documented way to read
+it), but for every known ``type`` it is validated against a payload model on the way in, so
+a bad payload fails where it enters with an error that names the field. Unknown types are
+plugins' business: their data is kept exactly as given, so they round-trip unchanged.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Final, Literal
+
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from .errors import EventValidationError
+from .ids import new_id
+
+FORMAT_VERSION: Final = 1
+"""Version of the recording format, written in every recording's header line."""
+
+Visibility = Literal["internal", "user", "system"]
+
+EventType = Literal[
+    "tool_call",
+    "tool_result",
+    "text",
+    "thinking",
+    "completion",
+    "error",
+    "narrative",
+    "narration_suppressed",
+    "summary_refresh",
+    "agent_update",
+    "agent_result",
+    "user_message",
+    "hint",
+]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Payload(BaseModel):
+    """Base of the typed payloads. Extra keys are kept: adapters may add context."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class ToolCallData(Payload):
+    tool_name: str
+    tool_use_id: str
+    input: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolResultData(Payload):
+    tool_use_id: str
+    tool_name: str | None = None
+    output: JsonValue = ""
+    is_error: bool = False
+
+
+class TextData(Payload):
+    text: str
+
+
+class CompletionData(Payload):
+    result: JsonValue = None
+    is_error: bool = False
+
+
+class ErrorData(Payload):
+    message: str
+    error_type: str | None = None
+
+
+class Usage(BaseModel):
+    """Token usage of one model call; extra counters (cache reads, ...) are kept."""
+
+    model_config = ConfigDict(extra="allow")
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class NarrativeData(Payload):
+    text: str
+    narrator: str
+    model: str | None = None
+    reason: str
+    covers: list[str] = Field(default_factory=list)
+    latency_ms: float | None = None
+    usage: Usage | None = None
+
+
+class NarrationSuppressedData(Payload):
+    reason: str
+
+
+class SummaryRefreshData(Payload):
+    summary_ref: str
+
+
+class AgentUpdateData(Payload):
+    message: str
+    progress: float | None = None
+
+
+class AgentResultData(Payload):
+    outcome: str
+
+
+class UserMessageData(Payload):
+    text: str
+
+
+class HintData(Payload):
+    name: str
+
+
+PAYLOADS: Final[dict[str, type[Payload]]] = {
+    "tool_call": ToolCallData,
+    "tool_result": ToolResultData,
+    "text": TextData,
+    "thinking": TextData,
+    "completion": CompletionData,
+    "error": ErrorData,
+    "narrative": NarrativeData,
+    "narration_suppressed": NarrationSuppressedData,
+    "summary_refresh": SummaryRefreshData,
+    "agent_update": AgentUpdateData,
+    "agent_result": AgentResultData,
+    "user_message": UserMessageData,
+    "hint": HintData,
+}
+
+KNOWN_TYPES: Final = frozenset(PAYLOADS)
+
+
+def describe_validation_error(exc: ValidationError) -> tuple[str, str]:
+    """Turn a pydantic error into ``(field, message)``, e.g. ``("data.tool_name", "...")``."""
+    errors = exc.errors(include_url=False)
+    first = errors[0]
+    loc = [str(part) for part in first["loc"]]
+    message = first["msg"]
+    if first["type"] == "payload":
+        # Raised by Event._validate_payload: point inside `data` at the payload's own field.
+        ctx = first.get("ctx") or {}
+        loc = [*loc, *str(ctx.get("field", "")).split(".")]
+        message = str(ctx.get("problem", message))
+    field = ".".join(part for part in loc if part) or "<root>"
+    text = f"{field}: {message}"
+    if len(errors) > 1:
+        text += f" (and {len(errors) - 1} more problem(s))"
+    return field, text
+
+
+class Event(BaseModel):
+    """One thing that happened in a session. See docs/formats.md for the JSON shape."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str = Field(default_factory=new_id)
+    ts: AwareDatetime = Field(default_factory=utcnow)
+    session_id: str = ""
+    agent: str = ""
+    task_id: str | None = None
+    type: str
+    visibility: Visibility = "internal"
+    data: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("data")
+    @classmethod
+    def _validate_payload(cls, value: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        model = PAYLOADS.get(info.data.get("type", ""))
+        if model is None:
+            return value
+        try:
+            return model.model_validate(value).model_dump()
+        except ValidationError as exc:
+            inner = exc.errors(include_url=False)[0]
+            raise PydanticCustomError(
+                "payload",
+                "{field}: {problem}",
+                {
+                    "field": ".".join(str(part) for part in inner["loc"]),
+                    "problem": inner["msg"],
+                },
+            ) from None
+
+    @model_validator(mode="after")
+    def _only_narratives_reach_the_user(self) -> Event:
+        if self.visibility == "user" and self.type != "narrative":
+            raise ValueError(
+                f"visibility: only narrative events may be 'user', not a {self.type!r} event"
+            )
+        return self
+
+    @classmethod
+    def from_json(cls, line: str | bytes) -> Event:
+        """Parse one JSON line; raise :class:`EventValidationError` naming the bad field."""
+        try:
+            return cls.model_validate_json(line)
+        except ValidationError as exc:
+            field, message = describe_validation_error(exc)
+            raise EventValidationError(message, field=field) from None
+
+    @classmethod
+    def from_dict(cls, obj: dict[str, Any]) -> Event:
+        """Validate a decoded JSON object; raise :class:`EventValidationError` on bad fields."""
+        try:
+            return cls.model_validate(obj)
+        except ValidationError as exc:
+            field, message = describe_validation_error(exc)
+            raise EventValidationError(message, field=field) from None
+
+    def to_json(self) -> str:
+        """One line of JSON, without a trailing newline."""
+        return self.model_dump_json(exclude_none=False)
+
+    @property
+    def payload(self) -> Payload | None:
+        """The typed payload for known types, ``None`` for plugin-defined ones."""
+        model = PAYLOADS.get(self.type)
+        return model.model_validate(self.data) if model else None
+
+    @property
+    def text(self) -> str:
+        """The narration text of a narrative event (empty for other types)."""
+        return str(self.data.get("text", "")) if self.type == "narrative" else ""
+
+    def __str__(self) -> str:
+        # `on_narrative=print` should print the sentence, not a model repr.
+        if self.type == "narrative":
+            return self.text
+        return f"[{self.type}] {summarize_data(self.type, self.data)}"
+
+
+def summarize_data(event_type: str, data: dict[str, Any], limit: int = 120) -> str:
+    """A one-line human summary of an event's payload, for logs and dimmed event lines."""
+    if event_type == "tool_call":
+        text = f"{data.get('tool_name')} {_compact(data.get('input'))}"
+    elif event_type == "tool_result":
+        prefix = "error: " if data.get("is_error") else ""
+        text = f"{prefix}{_compact(data.get('output'))}"
+    elif "text" in data:
+        text = str(data["text"])
+    elif "message" in data:
+        text = str(data["message"])
+    elif "reason" in data:
+        text = str(data["reason"])
+    else:
+        text = _compact(data)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _compact(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return " ".join(f"{k}={_compact(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return " ".join(_compact(v) for v in value)
+    return "" if value is None else str(value)
+
+
+class RecordingHeader(BaseModel):
+    """First line of a recording file."""
+
+    model_config = ConfigDict(extra="allow")
+
+    monologue: int = FORMAT_VERSION
+    session_id: str
+    agent: str
+    started_at: AwareDatetime
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, line: str | bytes) -> RecordingHeader:
+        try:
+            return cls.model_validate_json(line)
+        except ValidationError as exc:
+            field, message = describe_validation_error(exc)
+            raise EventValidationError(f"recording header: {message}", field=field) from None
+
+    def to_json(self) -> str:
+        return self.model_dump_json()

@@ -1,0 +1,136 @@
+"""The hook specifications: the contract between the core and every plugin.
+
+Broadcast hooks are called one implementation at a time; an exception in one is logged
+against its plugin and counted, and the others still run. "First answer wins" hooks stop at
+the first implementation that returns something other than ``None``; ``tryfirst`` /
+``trylast`` order them as in pluggy. Implementations may accept any subset of the arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .markers import hookspec
+
+if TYPE_CHECKING:
+    import click
+
+    from .config import MonologueConfig
+    from .events import Event
+    from .narration import Narration
+    from .sessions import Session
+    from .skills import SkillCall, SkillResult, SkillSpec
+
+
+@hookspec
+def on_session_start(session: Session) -> None:
+    """A session has started, before its first event. The return value is ignored."""
+
+
+@hookspec
+def on_tool_call(session: Session, event: Event) -> None:
+    """A ``tool_call`` event was emitted, right after ``on_event`` saw it."""
+
+
+@hookspec
+def on_tool_result(session: Session, event: Event) -> None:
+    """A ``tool_result`` event was emitted, right after ``on_event`` saw it."""
+
+
+@hookspec
+def on_text(session: Session, event: Event) -> None:
+    """A ``text`` or ``thinking`` event was emitted, right after ``on_event`` saw it."""
+
+
+@hookspec
+def on_complete(session: Session, event: Event) -> None:
+    """The session ended: called exactly once, from ``finally``, with the completion event.
+
+    By then the final narration has been delivered (or given up after ``narrate_timeout_s``),
+    so this is the place to flush and close.
+    """
+
+
+@hookspec
+def on_event(session: Session, event: Event) -> None:
+    """Every event of every type, narratives included, in the order they happened."""
+
+
+@hookspec(firstresult=True)
+def should_speak(session: Session, event: Event) -> bool | str | None:
+    """Asked after each narratable event: is it time to narrate ``session.pending``?
+
+    ``True`` speak now, ``False`` hold, ``None`` no opinion; the first non-``None`` answer
+    wins and no answer at all means hold. A non-empty string means *speak now* and names the
+    reason passed on to the narrator (the gate answers ``"gate"``). Whatever the answers, the
+    core asks the narrator with reason ``max_buffer`` once ``max_buffer_size`` events wait,
+    unless an implementation explicitly answered ``False``.
+    """
+
+
+@hookspec
+def narrate(
+    session: Session, events: list[Event], history: list[str], reason: str
+) -> str | Narration | None:
+    """Turn buffered events into narration. Called only on the selected narrator plugin.
+
+    Runs on a worker thread, never on the agent's path. ``history`` holds the last
+    ``history_size`` narratives, oldest first; ``reason`` is ``buffer``, ``max_buffer``,
+    ``final``, ``idle`` or ``gate``; ``session.is_first`` is true until a narrative has been
+    delivered. Return the text or a :class:`~monologue.Narration` (text, model, usage);
+    ``None``, ``""`` or ``"..."`` mean *wait*: the events stay buffered for the next call.
+    """
+
+
+@hookspec(firstresult=True)
+def narrator_unavailable(config: MonologueConfig) -> str | None:
+    """Asked of the selected narrator plugin when a session starts.
+
+    Return ``None`` when it can narrate with this configuration, or a sentence saying what is
+    missing (``"ANTHROPIC_API_KEY is not set"``): an explicitly selected narrator then fails
+    the session's start with that message, and ``narrator="auto"`` skips it.
+    """
+
+
+@hookspec
+def on_narrative(session: Session, narrative: Event) -> None:
+    """A narrative was delivered (a ``narrative`` event, visibility ``user``)."""
+
+
+@hookspec
+def register_skills(register: Callable[..., SkillSpec]) -> None:
+    """Declare skills: call ``register(name, description=..., parameters=...)`` per skill."""
+
+
+@hookspec(firstresult=True)
+def execute_skill(session: Session | None, call: SkillCall, state: Any) -> SkillResult | None:
+    """Run a skill. Routed to the plugin that registered ``call.name``; return the result."""
+
+
+@hookspec(firstresult=True)
+def adapt(obj: Any, session: Session | None) -> list[Event] | None:
+    """Turn a foreign object (an SDK message, a stream event, a dict) into events.
+
+    Return ``None`` when the object is not yours; a list (possibly empty, for objects that
+    carry nothing to narrate) when it is. Returned events need not carry ``session_id``,
+    ``agent`` or ``task_id``: the session fills them in. ``session`` is given when the object
+    was fed to a live session, so stream adapters can keep per-session state in
+    ``session.state``.
+    """
+
+
+@hookspec(firstresult=True)
+def load_session(path: Path) -> Iterable[Event] | None:
+    """Read a recording or transcript in a format you recognise, else return ``None``.
+
+    Detect cheaply (name, first bytes) and return a lazy iterable. Problems in the file raise
+    :class:`~monologue.errors.RecordingError` naming the path and line, *from the iterator*,
+    after the good events before them have been produced.
+    """
+
+
+@hookspec
+def register_commands(cli: click.Group) -> None:
+    """Add ``monologue`` subcommands: ``cli.add_command(...)``. Failures are reported, skipped."""

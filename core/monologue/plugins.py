@@ -1,0 +1,207 @@
+"""Finding, loading and listing plugins.
+
+``monologue.plugins.pm`` is the process's plugin manager, loaded from the ``monologue``
+entry-point group on first use (not at import, so ``import monologue`` stays cheap).
+Plugins load one at a time: one that fails to import is skipped with a warning and listed as
+failed, unless ``MONOLOGUE_STRICT_PLUGINS=1``. ``MONOLOGUE_LOAD_PLUGINS`` is an allow-list
+(comma-separated distribution or entry-point names; set but empty means none) and
+``MONOLOGUE_DISABLE_PLUGINS`` a block-list.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import warnings
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from importlib.metadata import EntryPoint, entry_points
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+from . import hookspecs
+from .errors import PluginLoadError
+from .markers import PROJECT_NAME
+
+if TYPE_CHECKING:
+    from .hooks import Hooks
+    from .listing import PluginInfo
+
+ENTRY_POINT_GROUP = "monologue"
+log = logging.getLogger("monologue.plugins")
+
+
+class PluginWarning(UserWarning):
+    """A plugin was skipped; the message names it and the error."""
+
+
+@dataclass(frozen=True)
+class PluginFailure:
+    """A plugin that could not be loaded, and why."""
+
+    name: str
+    distribution: str
+    version: str | None
+    error: str
+
+
+def _names(value: str) -> set[str]:
+    return {_canonical(part) for part in value.split(",") if part.strip()}
+
+
+def _canonical(name: str) -> str:
+    return name.strip().lower().replace("_", "-")
+
+
+def _is_true(value: str | None) -> bool:
+    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+class MonologuePluginManager(pluggy.PluginManager):
+    """A pluggy manager with monologue's specs, strict registration and load bookkeeping."""
+
+    def __init__(self) -> None:
+        super().__init__(PROJECT_NAME)
+        self.add_hookspecs(hookspecs)
+        # Bumped on every (un)registration so the facade can cache implementation lists.
+        self.generation = 0
+        self.failures: dict[str, PluginFailure] = {}
+        self._dists: dict[str, tuple[str, str]] = {}
+        self._hooks: Hooks | None = None
+
+    @property
+    def hooks(self) -> Hooks:
+        """The typed facade business code calls hooks through."""
+        if self._hooks is None:
+            from .hooks import Hooks
+
+            self._hooks = Hooks(self)
+        return self._hooks
+
+    def register(self, plugin: object, name: str | None = None) -> str | None:
+        """Register ``plugin``; implementations of unknown hooks are refused here."""
+        registered = super().register(plugin, name)
+        unknown = [
+            caller.name
+            for caller in self.get_hookcallers(plugin) or []
+            if not caller.has_spec()
+            and not all(impl.optionalhook for impl in caller.get_hookimpls())
+        ]
+        if unknown:
+            self.unregister(plugin)
+            raise PluginLoadError(
+                f"plugin {registered!r} implements unknown hook(s) {', '.join(sorted(unknown))}; "
+                f"known hooks: {', '.join(sorted(self._spec_names()))}"
+            )
+        self.generation += 1
+        return registered
+
+    def unregister(self, plugin: object | None = None, name: str | None = None) -> Any:
+        removed = super().unregister(plugin, name)
+        self.generation += 1
+        return removed
+
+    def _spec_names(self) -> list[str]:
+        return [n for n, caller in vars(self.hook).items() if caller.has_spec()]
+
+    def load_entrypoints(self, environ: Mapping[str, str] | None = None) -> None:
+        """Load every plugin of the ``monologue`` group the environment allows."""
+        environ = os.environ if environ is None else environ
+        allow = environ.get("MONOLOGUE_LOAD_PLUGINS")
+        allowed = _names(allow) if allow is not None else None
+        blocked = _names(environ.get("MONOLOGUE_DISABLE_PLUGINS", ""))
+        strict = _is_true(environ.get("MONOLOGUE_STRICT_PLUGINS"))
+        for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            dist = ep.dist.name if ep.dist else ep.name
+            keys = {_canonical(dist), _canonical(ep.name)}
+            if (allowed is not None and not keys & allowed) or keys & blocked:
+                continue
+            if self.has_plugin(ep.name) or ep.name in self.failures:
+                continue
+            self._load_one(ep, strict)
+
+    def _load_one(self, ep: EntryPoint, strict: bool) -> None:
+        dist = (ep.dist.name, ep.dist.version) if ep.dist else (ep.name, "")
+        try:
+            plugin = ep.load()
+            self.register(plugin, name=ep.name)
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            message = f"monologue plugin {ep.name!r} ({dist[0]}) failed to load: {error}"
+            if strict:
+                raise PluginLoadError(
+                    f"{message} (MONOLOGUE_STRICT_PLUGINS is set, so this is fatal)"
+                ) from exc
+            self.failures[ep.name] = PluginFailure(ep.name, dist[0], dist[1] or None, error)
+            warnings.warn(message, PluginWarning, stacklevel=2)
+            log.warning(message)
+            return
+        self._dists[ep.name] = dist
+
+    def plugin_infos(self) -> list[PluginInfo]:
+        """Every registered or failed plugin, sorted by name."""
+        from .listing import PluginInfo
+
+        rows = [
+            PluginInfo(
+                name=f.name,
+                distribution=f.distribution,
+                version=f.version,
+                status="failed",
+                error=f.error,
+            )
+            for f in self.failures.values()
+        ]
+        for name, plugin in self.list_name_plugin():
+            if plugin is None:
+                continue
+            dist = self._dists.get(name)
+            hooks = sorted(caller.name for caller in self.get_hookcallers(plugin) or [])
+            rows.append(
+                PluginInfo(
+                    name=name,
+                    distribution=dist[0] if dist else None,
+                    version=dist[1] if dist and dist[1] else None,
+                    hooks=hooks,
+                    status="loaded",
+                )
+            )
+        return sorted(rows, key=lambda row: row.name)
+
+
+_lock = threading.Lock()
+_active: MonologuePluginManager | None = None
+
+
+def get_plugin_manager() -> MonologuePluginManager:
+    """The active plugin manager, loading installed plugins the first time."""
+    global _active
+    if _active is None:
+        with _lock:
+            if _active is None:
+                manager = MonologuePluginManager()
+                manager.load_entrypoints()
+                _active = manager
+    return _active
+
+
+@contextmanager
+def use_plugin_manager(manager: MonologuePluginManager) -> Iterator[MonologuePluginManager]:
+    """Make ``manager`` the active one inside the block (used by ``monologue.testing``)."""
+    global _active
+    with _lock:
+        previous, _active = _active, manager
+    try:
+        yield manager
+    finally:
+        with _lock:
+            _active = previous
+
+
+def __getattr__(name: str) -> Any:
+    if name == "pm":
+        return get_plugin_manager()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,190 @@
+"""Pytest fixtures for testing monologue and its plugins (registered through ``pytest11``).
+
+``monologue_plugins`` gives an isolated plugin manager that ignores whatever is installed,
+with no ``MONOLOGUE_*`` variables and no config file in effect; everything registered in it
+disappears after the test. ``mock_narrator`` adds a scripted narrator to it and selects it.
+
+.. code-block:: python
+
+    def test_my_plugin(monologue_plugins, mock_narrator):
+        monologue_plugins.load("myplugin")          # through its real entry point
+        mock_narrator.queue("I'm reading the README.")
+        with monologue_plugins.session("coder") as s:
+            ...
+        assert mock_narrator.calls[0].reason == "final"
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from .markers import hookimpl
+
+if TYPE_CHECKING:
+    from .events import Event
+    from .hooks import Hooks
+    from .narration import Narration
+    from .plugins import MonologuePluginManager
+    from .sessions import Session
+
+WAIT = "..."
+"""A mock answer meaning *keep buffering*."""
+
+_UNSCRIPTED = object()
+
+
+@dataclass(frozen=True)
+class Hang:
+    """A mock answer: block for ``seconds`` (past the timeout, typically), then wait."""
+
+    seconds: float
+
+
+class PluginSandbox:
+    """An isolated plugin manager, active for the duration of one test."""
+
+    def __init__(self, pm: MonologuePluginManager) -> None:
+        self.pm = pm
+
+    @property
+    def hooks(self) -> Hooks:
+        return self.pm.hooks
+
+    def register(self, plugin: Any, name: str | None = None) -> Any:
+        """Register a throwaway plugin (a module, class or instance); returns it."""
+        self.pm.register(plugin, name)
+        return plugin
+
+    def load(self, *names: str) -> None:
+        """Load installed plugins by entry-point name, through their real entry points."""
+        available = {ep.name: ep for ep in entry_points(group="monologue")}
+        for name in names:
+            if name not in available:
+                raise LookupError(
+                    f"no installed monologue plugin {name!r} (installed: {sorted(available)})"
+                )
+            self.pm.register(available[name].load(), name=name)
+
+    def session(self, agent: str = "test-agent", **config: Any) -> Session:
+        """A session bound to this sandbox's plugins."""
+        from .sessions import Session
+
+        return Session(agent, pm=self.pm, **config)
+
+
+@pytest.fixture
+def monologue_plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginSandbox]:
+    """An isolated, empty plugin manager made active for this test."""
+    import os
+
+    from .plugins import MonologuePluginManager, use_plugin_manager
+
+    for name in list(os.environ):
+        if name.startswith("MONOLOGUE_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("MONOLOGUE_NO_CONFIG_FILE", "1")
+    with use_plugin_manager(MonologuePluginManager()) as pm:
+        yield PluginSandbox(pm)
+
+
+@dataclass
+class NarrateCall:
+    """What one ``narrate`` call received."""
+
+    events: list[Event]
+    history: list[str]
+    reason: str
+    first: bool
+    session_id: str
+    thread: str
+    at: float = field(default_factory=time.monotonic)
+
+    @property
+    def types(self) -> list[str]:
+        return [event.type for event in self.events]
+
+
+class MockNarrator:
+    """A scripted narrator plugin.
+
+    Answers are taken in order from :meth:`queue`; when the queue is empty the ``default``
+    answer is used (by default ``"Narration N (K events)."``). An answer may be text, a
+    :class:`~monologue.Narration`, ``None`` or :data:`WAIT` (keep buffering), an exception
+    (instance or class: raised), or :class:`Hang` (block, then wait). ``latency`` seconds
+    are slept before every answer.
+    """
+
+    def __init__(self) -> None:
+        self.calls: list[NarrateCall] = []
+        self.latency = 0.0
+        self.default: str | None = None
+        self._answers: deque[Any] = deque()
+        self._cond = threading.Condition()
+
+    def queue(self, *answers: Any) -> MockNarrator:
+        self._answers.extend(answers)
+        return self
+
+    @hookimpl
+    def narrate(
+        self, session: Session, events: list[Event], history: list[str], reason: str
+    ) -> str | Narration | None:
+        call = NarrateCall(
+            events=list(events),
+            history=list(history),
+            reason=reason,
+            first=session.is_first,
+            session_id=session.id,
+            thread=threading.current_thread().name,
+        )
+        with self._cond:
+            self.calls.append(call)
+            number = len(self.calls)
+            answer = self._answers.popleft() if self._answers else _UNSCRIPTED
+            self._cond.notify_all()
+        if self.latency:
+            time.sleep(self.latency)
+        if isinstance(answer, Hang):
+            time.sleep(answer.seconds)
+            return None
+        if isinstance(answer, BaseException) or (
+            isinstance(answer, type) and issubclass(answer, BaseException)
+        ):
+            raise answer
+        if answer is _UNSCRIPTED:
+            return self.default or f"Narration {number} ({len(events)} events)."
+        return answer  # type: ignore[no-any-return]
+
+    def wait_for_calls(self, count: int, timeout: float = 5.0) -> bool:
+        """Block until at least ``count`` calls were made (or ``timeout`` passed)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while len(self.calls) < count:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._cond.wait(remaining)
+        return True
+
+    @property
+    def reasons(self) -> list[str]:
+        return [call.reason for call in self.calls]
+
+
+@pytest.fixture
+def mock_narrator(
+    monologue_plugins: PluginSandbox, monkeypatch: pytest.MonkeyPatch
+) -> MockNarrator:
+    """A :class:`MockNarrator` registered as ``mock`` and selected for every session."""
+    narrator = MockNarrator()
+    monologue_plugins.register(narrator, "mock")
+    monkeypatch.setenv("MONOLOGUE_NARRATOR", "mock")
+    return narrator
