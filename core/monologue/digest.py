@@ -97,6 +97,19 @@ class EventDigest(BaseModel):
     is_error: bool = False
     text: str = ""
 
+    def line(self, narrated_agent: str | None = None) -> str:
+        """The event as one prompt line ("called Bash: command=pytest -q")."""
+        if self.type == "tool_call":
+            return f"called {self.tool}" + (f": {self.input}" if self.input else "")
+        if self.type == "tool_result":
+            head = "ERROR from" if self.is_error else "result of"
+            return f"{head} {self.tool or 'tool'}" + (f": {self.output}" if self.output else "")
+        if self.type == "completion":
+            head = "finished with an error" if self.is_error else "finished"
+            return head + (f": {self.output}" if self.output else "")
+        who = f" (from {self.agent})" if narrated_agent and self.agent != narrated_agent else ""
+        return f"{self.type}{who}: {self.text}"
+
 
 def digest_events(
     events: list[Event], *, input_limit: int = 200, output_limit: int = 400, text_limit: int = 600

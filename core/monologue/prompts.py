@@ -8,12 +8,15 @@ errors, so a template and its caller cannot drift apart silently.
 from __future__ import annotations
 
 import functools
+import re
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import jinja2
+
+_PART_MARKER = re.compile(r"^[ \t]*<!-- part: ([\w-]+) -->[ \t]*$", re.MULTILINE)
 
 
 def shipped_prompts_dir() -> Path:
@@ -58,12 +61,16 @@ def render_prompt(name: str, prompts_dir: Path | str | None = None, **variables:
     return get_template(name, prompts_dir).render(**variables).strip()
 
 
-def render_blocks(
+def render_parts(
     name: str, prompts_dir: Path | str | None = None, **variables: Any
 ) -> dict[str, str]:
-    """Render each ``{% block %}`` of a template separately (e.g. ``system`` and ``user``)."""
-    template = get_template(name, prompts_dir)
-    context = template.new_context(variables)
-    return {
-        block: "".join(render(context)).strip() for block, render in template.blocks.items()
-    }
+    """Render a template made of parts, each after a ``<!-- part: NAME -->`` line.
+
+    The narrator presets have a ``system`` and a ``user`` part; templates extending them
+    override Jinja blocks inside the parts.
+    """
+    text = get_template(name, prompts_dir).render(**variables)
+    pieces = _PART_MARKER.split(text)
+    if len(pieces) < 3:
+        raise LookupError(f"prompt template {name!r} has no <!-- part: NAME --> markers")
+    return {pieces[i]: pieces[i + 1].strip() for i in range(1, len(pieces) - 1, 2)}

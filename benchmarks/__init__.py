@@ -1,0 +1,1 @@
+"""monologue's benchmark suite: ``python -m benchmarks`` (or ``tox -e bench``)."""
