@@ -423,6 +423,17 @@ class Session:
                 self._worker = NarrationWorker(self, self.hooks, self.narrator)
             return self._worker
 
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until no narration turn is running or requested (``False`` on timeout).
+
+        Useful to pace a replay like a live agent (whose events are slower than its
+        narrator) and in tests; agents never need it.
+        """
+        if self._worker is None:
+            return True
+        limit = self.config.narrate_timeout_s * 2 if timeout is None else timeout
+        return self._worker.wait_idle(time.monotonic() + limit)
+
     @property
     def narration_disabled(self) -> bool:
         """True once repeated failures switched narration off for this session."""
