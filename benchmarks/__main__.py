@@ -1,6 +1,6 @@
 """Run every ``benchmarks/bench_*.py``, print a markdown table, write ``results.json``.
 
-    python -m benchmarks [--quick] [--only NAME ...] [--json PATH]
+python -m benchmarks [--quick] [--only NAME ...] [--json PATH]
 """
 
 from __future__ import annotations

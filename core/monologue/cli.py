@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from . import __version__
+
+if TYPE_CHECKING:
+    from .plugins import MonologuePluginManager
 
 log = logging.getLogger("monologue")
 
@@ -26,7 +29,7 @@ class _Formatter(logging.Formatter):
         super().__init__("monologue: %(message)s")
         self.verbose = verbose
 
-    def formatException(self, ei: Any) -> str:  # noqa: N802 - logging's name
+    def formatException(self, ei: Any) -> str:
         return super().formatException(ei) if self.verbose else ""
 
     def format(self, record: logging.LogRecord) -> str:
@@ -46,6 +49,17 @@ def configure_logging(verbose: bool = False) -> None:
     root.propagate = False
 
 
+def load_plugins() -> MonologuePluginManager:
+    """The loaded plugin manager; a fatal load (strict mode) becomes a clean CLI error."""
+    from .errors import PluginLoadError
+    from .plugins import get_plugin_manager
+
+    try:
+        return get_plugin_manager()
+    except PluginLoadError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 class MonologueGroup(click.Group):
     """A click group that asks plugins for their subcommands the first time it needs them."""
 
@@ -55,14 +69,7 @@ class MonologueGroup(click.Group):
         if self._plugins_loaded:
             return
         self._plugins_loaded = True
-        from .errors import PluginLoadError
-        from .plugins import get_plugin_manager
-
-        try:
-            manager = get_plugin_manager()
-        except PluginLoadError as exc:
-            raise click.ClickException(str(exc)) from exc
-        manager.hooks.register_commands(self)
+        load_plugins().hooks.register_commands(self)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         self._load_plugin_commands()
@@ -106,9 +113,7 @@ def plugins_command(as_json: bool, hook: str | None) -> None:
     A plugin that failed to load is listed with its error; set MONOLOGUE_STRICT_PLUGINS=1 to
     make such a failure fatal.
     """
-    from .plugins import get_plugin_manager
-
-    manager = get_plugin_manager()
+    manager = load_plugins()
     if hook is not None and not hasattr(manager.hook, hook):
         raise click.BadParameter(f"no hook named {hook!r}", param_hint="--hook")
     rows = [row for row in manager.plugin_infos() if hook is None or hook in row.hooks]
@@ -136,7 +141,9 @@ def config_command(as_json: bool) -> None:
     rows = describe_sources()
     if as_json:
         click.echo(
-            json.dumps({key: {"value": value, "source": src} for key, value, src in rows}, default=str)
+            json.dumps(
+                {key: {"value": value, "source": src} for key, value, src in rows}, default=str
+            )
         )
         return
     for key, value, src in rows:

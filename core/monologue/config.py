@@ -28,9 +28,7 @@ from .errors import ConfigError
 
 ENV_PREFIX = "MONOLOGUE_"
 # Environment variables that steer plugin loading, not a session's configuration.
-NON_CONFIG_ENV = frozenset(
-    {"STRICT_PLUGINS", "LOAD_PLUGINS", "DISABLE_PLUGINS", "NO_CONFIG_FILE"}
-)
+NON_CONFIG_ENV = frozenset({"STRICT_PLUGINS", "LOAD_PLUGINS", "DISABLE_PLUGINS", "NO_CONFIG_FILE"})
 CONFIG_FILE_NAME = "monologue.toml"
 
 Preset = Literal["default", "terse", "verbose"]

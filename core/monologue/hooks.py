@@ -260,4 +260,3 @@ class Hooks:
                 ok=False, error=f"plugin {spec.plugin!r} returned no SkillResult for {call.name!r}"
             )
         return result
-

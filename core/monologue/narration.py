@@ -35,7 +35,5 @@ def as_narration(answer: object) -> Narration | None:
     if isinstance(answer, str):
         answer = Narration(text=answer)
     if not isinstance(answer, Narration):
-        raise TypeError(
-            f"narrate must return str, Narration or None, got {type(answer).__name__}"
-        )
+        raise TypeError(f"narrate must return str, Narration or None, got {type(answer).__name__}")
     return None if answer.is_wait else answer

@@ -16,8 +16,8 @@ import threading
 import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from importlib.metadata import EntryPoint, entry_points
 from dataclasses import dataclass
+from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any
 
 import pluggy

@@ -10,6 +10,7 @@ narration worker should take a turn.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import threading
@@ -40,6 +41,9 @@ _SILENT_TYPES = frozenset({"narrative", "narration_suppressed", "summary_refresh
 # Asked about (a hint may make the gate speak) but not narrated themselves.
 _UNBUFFERED_TYPES = _SILENT_TYPES | {"hint"}
 _RESULT_LIMIT = 2000
+# Past the final narration's deadline, how long close() still waits for the worker to record
+# the outcome (a timeout's narration_suppressed event) before on_complete flushes.
+_CLOSE_GRACE_S = 0.2
 
 NarrativeCallback = Callable[[Event], Any]
 
@@ -192,7 +196,7 @@ class Session:
             return
         try:
             if self._worker is not None:
-                self._worker.wait_idle(deadline)
+                self._worker.wait_idle(deadline + _CLOSE_GRACE_S)
         finally:
             self._end_close(completion)
 
@@ -203,13 +207,11 @@ class Session:
             return
         try:
             if self._worker is not None:
-                await asyncio.to_thread(self._worker.wait_idle, deadline)
+                await asyncio.to_thread(self._worker.wait_idle, deadline + _CLOSE_GRACE_S)
         finally:
             self._end_close(completion)
 
-    def _begin_close(
-        self, result: Any, error: BaseException | None
-    ) -> tuple[Event | None, float]:
+    def _begin_close(self, result: Any, error: BaseException | None) -> tuple[Event | None, float]:
         with self.lock:
             if self._status == "new":
                 self.start()
@@ -256,9 +258,7 @@ class Session:
 
     # -- events -------------------------------------------------------------------------
 
-    def make_event(
-        self, type: str, data: dict[str, Any] | None = None, **fields: Any
-    ) -> Event:
+    def make_event(self, type: str, data: dict[str, Any] | None = None, **fields: Any) -> Event:
         """An event of this session (not yet dispatched)."""
         return Event(
             type=type,
@@ -278,7 +278,7 @@ class Session:
     def tool_call(
         self, tool_name: str, input: dict[str, Any] | None = None, tool_use_id: str | None = None
     ) -> Event:
-        """The agent calls a tool; returns the event (its ``data["tool_use_id"]`` links the result)."""
+        """The agent calls a tool; the event's ``data["tool_use_id"]`` links its result."""
         return self.emit(
             "tool_call",
             {"tool_name": tool_name, "tool_use_id": tool_use_id or new_id(), "input": input or {}},
@@ -297,7 +297,12 @@ class Session:
             tool_name = call.data["tool_name"] if call is not None else None
         return self.emit(
             "tool_result",
-            {"tool_use_id": tool_use_id, "tool_name": tool_name, "output": output, "is_error": is_error},
+            {
+                "tool_use_id": tool_use_id,
+                "tool_name": tool_name,
+                "output": output,
+                "is_error": is_error,
+            },
         )
 
     def text(self, text: str) -> Event:
@@ -514,10 +519,9 @@ class NarrativeStream:
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
 
     def put(self, item: Any) -> None:
-        try:
+        # A closed loop raises RuntimeError: nobody is listening any more.
+        with contextlib.suppress(RuntimeError):
             self._loop.call_soon_threadsafe(self._queue.put_nowait, item)
-        except RuntimeError:  # the loop has closed; nobody is listening any more
-            pass
 
     def end(self) -> None:
         self.put(self._END)

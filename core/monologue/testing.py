@@ -161,7 +161,7 @@ class MockNarrator:
             raise answer
         if answer is _UNSCRIPTED:
             return self.default or f"Narration {number} ({len(events)} events)."
-        return answer  # type: ignore[no-any-return]
+        return answer  # type: ignore[return-value]
 
     def wait_for_calls(self, count: int, timeout: float = 5.0) -> bool:
         """Block until at least ``count`` calls were made (or ``timeout`` passed)."""

@@ -1,0 +1,5 @@
+"""``python -m monologue`` is the ``monologue`` command."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import click
+from click.testing import CliRunner
+
+from monologue import __version__, hookimpl
+from monologue.cli import cli
+
+HEAVY = ("pydantic", "jinja2", "rich", "anthropic", "httpx")
+
+
+def test_version():
+    result = CliRunner().invoke(cli, ["--version"])
+    assert result.exit_code == 0
+    assert result.output.strip() == f"monologue, version {__version__}"
+
+
+def test_help_imports_no_heavy_dependency():
+    code = (
+        "import sys\n"
+        "from monologue.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Narrate what AI agents do" in result.stdout
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_plugins_lists_registered_plugins(monologue_plugins):
+    class Watcher:
+        @hookimpl
+        def on_event(self, event):
+            pass
+
+    monologue_plugins.register(Watcher(), "watcher")
+    result = CliRunner().invoke(cli, ["plugins", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.output.splitlines()]
+    assert rows == [
+        {
+            "name": "watcher",
+            "distribution": None,
+            "version": None,
+            "hooks": ["on_event"],
+            "status": "loaded",
+            "error": None,
+        }
+    ]
+    table = CliRunner().invoke(cli, ["plugins", "--hook", "narrate"])
+    assert table.output.strip() == "no plugins implement narrate"
+    unknown = CliRunner().invoke(cli, ["plugins", "--hook", "on_evnt"])
+    assert unknown.exit_code == 2
+    assert "no hook named 'on_evnt'" in unknown.output
+
+
+def test_plugin_commands_are_added_and_a_failing_one_is_skipped(monologue_plugins, caplog):
+    class Adds:
+        @hookimpl
+        def register_commands(self, cli):
+            @cli.command("greet")
+            def greet():
+                click.echo("hi")
+
+    class Fails:
+        @hookimpl
+        def register_commands(self, cli):
+            raise RuntimeError("no commands for you")
+
+    monologue_plugins.register(Adds(), "adds")
+    monologue_plugins.register(Fails(), "fails")
+    from monologue.cli import MonologueGroup
+
+    fresh = MonologueGroup(name="monologue", commands=dict(cli.commands))
+    result = CliRunner().invoke(fresh, ["greet"])
+    assert result.exit_code == 0
+    assert result.output.strip() == "hi"
+    assert monologue_plugins.hooks.errors[("fails", "register_commands")] == 1
+
+
+def test_config_shows_values_and_sources(monologue_plugins, monkeypatch):
+    monkeypatch.setenv("MONOLOGUE_PRESET", "terse")
+    result = CliRunner().invoke(cli, ["config", "--json"])
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.output)
+    assert shown["preset"] == {"value": "terse", "source": "environment"}
+    assert shown["min_buffer_size"] == {"value": 2, "source": "default"}

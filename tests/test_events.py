@@ -1,0 +1,158 @@
+from __future__ import annotations
+
+import json
+import threading
+from datetime import UTC, datetime
+
+import pytest
+
+from monologue import Event, RecordingHeader
+from monologue.errors import EventValidationError
+from monologue.events import FORMAT_VERSION, KNOWN_TYPES
+from monologue.ids import id_timestamp_ms, new_id
+
+
+def test_known_event_round_trips_through_one_json_line():
+    event = Event(
+        type="tool_call",
+        session_id="s1",
+        agent="coder",
+        task_id="T1",
+        data={"tool_name": "Read", "tool_use_id": "t1", "input": {"path": "README.md"}},
+    )
+    line = event.to_json()
+    assert "\n" not in line
+    again = Event.from_json(line)
+    assert again == event
+    assert again.ts.tzinfo is not None
+
+
+def test_payload_defaults_are_filled_in():
+    event = Event(type="tool_result", data={"tool_use_id": "t1"})
+    assert event.data == {"tool_use_id": "t1", "tool_name": None, "output": "", "is_error": False}
+
+
+def test_unknown_type_round_trips_unchanged():
+    raw = {
+        "id": new_id(),
+        "ts": "2026-01-02T03:04:05.123456Z",
+        "session_id": "s",
+        "agent": "a",
+        "task_id": None,
+        "type": "plugin.custom",
+        "visibility": "system",
+        "data": {"anything": [1, {"nested": True}], "tool_name": 5},
+        "extra_envelope_key": "kept",
+    }
+    event = Event.from_json(json.dumps(raw))
+    assert json.loads(event.to_json()) == raw
+
+
+def test_every_known_type_has_a_payload_model():
+    assert {
+        "tool_call",
+        "tool_result",
+        "text",
+        "thinking",
+        "completion",
+        "error",
+        "narrative",
+        "narration_suppressed",
+        "summary_refresh",
+        "agent_update",
+        "agent_result",
+        "user_message",
+        "hint",
+    } == set(KNOWN_TYPES)
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        ('{"type": "tool_call", "data": {"tool_use_id": "x"}}', "data.tool_name"),
+        (
+            '{"type": "tool_result", "data": {"tool_use_id": "x", "is_error": "maybe"}}',
+            "data.is_error",
+        ),
+        ('{"type": 5}', "type"),
+        ('{"data": {}}', "type"),
+        ('{"type": "text", "ts": "2020-01-01T00:00:00", "data": {"text": "x"}}', "ts"),
+        ('{"type": "text", "visibility": "everyone", "data": {"text": "x"}}', "visibility"),
+        (
+            '{"type": "narrative", "data": {"text": "x", "narrator": "t", "reason": "buffer", '
+            '"usage": {"input_tokens": "lots"}}}',
+            "data.usage.input_tokens",
+        ),
+    ],
+)
+def test_invalid_input_names_the_field(line, field):
+    with pytest.raises(EventValidationError) as info:
+        Event.from_json(line)
+    assert info.value.field == field
+    assert str(info.value).startswith(f"{field}: ")
+
+
+def test_invalid_json_is_reported():
+    with pytest.raises(EventValidationError, match="Invalid JSON"):
+        Event.from_json("{not json")
+
+
+def test_only_narratives_may_be_user_visible():
+    with pytest.raises(ValueError, match="only narrative events may be 'user'"):
+        Event(type="text", visibility="user", data={"text": "hi"})
+    narrative = Event(
+        type="narrative",
+        visibility="user",
+        data={"text": "I'm done.", "narrator": "t", "reason": "final"},
+    )
+    assert str(narrative) == "I'm done."
+
+
+def test_str_summarises_an_event_on_one_line():
+    event = Event(
+        type="tool_call",
+        data={"tool_name": "Bash", "tool_use_id": "1", "input": {"command": "pytest -q\n  tests"}},
+    )
+    assert str(event) == "[tool_call] Bash command=pytest -q tests"
+
+
+def test_ids_are_unique_and_sorted_by_creation_time_across_threads():
+    made: list[list[str]] = [[] for _ in range(4)]
+
+    def make(bucket: list[str]) -> None:
+        bucket.extend(new_id() for _ in range(5000))
+
+    threads = [threading.Thread(target=make, args=(b,)) for b in made]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    everything = [i for bucket in made for i in bucket]
+    assert len(set(everything)) == len(everything)
+    for bucket in made:  # each thread's ids come out in the order they were made
+        assert bucket == sorted(bucket)
+    now_ms = datetime.now(UTC).timestamp() * 1000
+    assert abs(id_timestamp_ms(everything[0]) - now_ms) < 60_000
+
+
+def test_id_timestamp_rejects_foreign_ids():
+    with pytest.raises(ValueError, match="not a monologue id"):
+        id_timestamp_ms("abc")
+
+
+def test_recording_header_round_trip_and_errors():
+    header = RecordingHeader(session_id="s", agent="a", started_at=datetime.now(UTC), meta={"k": 1})
+    again = RecordingHeader.from_json(header.to_json())
+    assert again == header
+    assert json.loads(header.to_json())["monologue"] == FORMAT_VERSION
+    with pytest.raises(EventValidationError, match="recording header: agent"):
+        RecordingHeader.from_json(
+            '{"monologue": 1, "session_id": "s", "started_at": "2026-01-01T00:00:00Z"}'
+        )
+
+
+def test_payload_property_gives_the_typed_model():
+    event = Event(type="hint", data={"name": "user_waiting"})
+    assert event.payload is not None
+    assert event.payload.name == "user_waiting"  # type: ignore[attr-defined]
+    assert Event(type="custom", data={}).payload is None

@@ -1,0 +1,210 @@
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from monologue import hookimpl
+from monologue.errors import NarratorUnavailable, PluginLoadError
+from monologue.plugins import MonologuePluginManager
+
+
+class Exploding:
+    @hookimpl
+    def on_event(self, session, event):
+        raise RuntimeError("observer broke")
+
+    @hookimpl
+    def on_tool_call(self, session, event):
+        raise KeyError("also broke")
+
+
+def test_unknown_hook_fails_at_registration(monologue_plugins):
+    class Typo:
+        @hookimpl
+        def on_tool_cal(self, session, event):  # note the typo
+            pass
+
+    with pytest.raises(
+        PluginLoadError, match=r"plugin 'typo' implements unknown hook\(s\) on_tool_cal"
+    ):
+        monologue_plugins.register(Typo(), "typo")
+    assert not monologue_plugins.pm.has_plugin("typo")
+
+
+def test_optional_unknown_hook_is_allowed(monologue_plugins):
+    class Future:
+        @hookimpl(optionalhook=True)
+        def on_something_new(self):
+            pass
+
+    monologue_plugins.register(Future(), "future")
+    assert monologue_plugins.pm.has_plugin("future")
+
+
+def test_wrong_arguments_fail_at_registration(monologue_plugins):
+    class Bad:
+        @hookimpl
+        def on_event(self, session, evnt):
+            pass
+
+    with pytest.raises(Exception, match="evnt"):
+        monologue_plugins.register(Bad(), "bad")
+
+
+def test_raising_broadcast_plugin_does_not_stop_the_others(monologue_plugins, collect, caplog):
+    # Registered after `collect`, so pluggy calls it first: the others must still run.
+    monologue_plugins.register(Exploding(), "exploding")
+    calls: list[str] = []
+
+    class AlsoWatching:
+        @hookimpl
+        def on_tool_call(self, session, event):
+            calls.append(event.data["tool_name"])
+
+    monologue_plugins.register(AlsoWatching(), "also")
+    caplog.set_level(logging.ERROR, logger="monologue")
+    with monologue_plugins.session("coder", narrator="none") as s:
+        s.tool_call("Read", {"path": "a.py"})
+        s.tool_call("Grep", {"pattern": "retry"})
+    assert calls == ["Read", "Grep"]
+    assert collect.types(s.id)[:2] == ["tool_call", "tool_call"]
+    errors = monologue_plugins.hooks.errors
+    assert errors[("exploding", "on_event")] >= 3  # two calls + completion
+    assert errors[("exploding", "on_tool_call")] == 2
+    assert "plugin 'exploding' raised in on_event: RuntimeError: observer broke" in caplog.text
+
+
+def test_raising_first_answer_plugin_is_skipped(monologue_plugins):
+    class BadAdapter:
+        @hookimpl(tryfirst=True)
+        def adapt(self, obj):
+            raise ValueError("cannot adapt")
+
+    class GoodAdapter:
+        @hookimpl
+        def adapt(self, obj):
+            from monologue import Event
+
+            return [Event(type="text", data={"text": str(obj)})] if isinstance(obj, int) else None
+
+    monologue_plugins.register(GoodAdapter(), "good")
+    monologue_plugins.register(BadAdapter(), "bad")
+    events = monologue_plugins.hooks.adapt(42)
+    assert events is not None
+    assert events[0].data["text"] == "42"
+    assert monologue_plugins.hooks.errors[("bad", "adapt")] == 1
+    assert monologue_plugins.hooks.adapt("not mine") is None
+
+
+def test_cached_implementation_lists_follow_registration(monologue_plugins):
+    seen: list[str] = []
+
+    class Watch:
+        @hookimpl
+        def on_event(self, event):
+            seen.append(event.type)
+
+    with monologue_plugins.session("a", narrator="none") as s:
+        s.text("before")
+        plugin = monologue_plugins.register(Watch(), "watch")
+        s.text("during")
+        monologue_plugins.pm.unregister(plugin)
+        s.text("after")
+    assert seen == ["text"]
+
+
+def narrator(name_text: str):
+    class Narrator:
+        @hookimpl
+        def narrate(self, events):
+            return name_text
+
+    return Narrator()
+
+
+def test_auto_prefers_anthropic_when_available_else_template(monologue_plugins):
+    hooks = monologue_plugins.hooks
+    from monologue import MonologueConfig
+
+    assert hooks.resolve_narrator(MonologueConfig()) is None  # nothing installed
+    monologue_plugins.register(narrator("t"), "template")
+    assert hooks.resolve_narrator(MonologueConfig()) == "template"
+
+    class Anthropic:
+        available = False
+
+        @hookimpl
+        def narrate(self):
+            return "a"
+
+        @hookimpl
+        def narrator_unavailable(self, config):
+            return None if self.available else "ANTHROPIC_API_KEY is not set"
+
+    anthropic = monologue_plugins.register(Anthropic(), "anthropic")
+    assert hooks.resolve_narrator(MonologueConfig()) == "template"
+    anthropic.available = True
+    assert hooks.resolve_narrator(MonologueConfig()) == "anthropic"
+    anthropic.available = False
+    with pytest.raises(
+        NarratorUnavailable, match="'anthropic' cannot be used: ANTHROPIC_API_KEY is not set"
+    ):
+        monologue_plugins.session("coder", narrator="anthropic").start()
+
+
+def test_unknown_narrator_fails_at_session_start(monologue_plugins):
+    monologue_plugins.register(narrator("t"), "template")
+    s = monologue_plugins.session("coder", narrator="haiku-please")
+    with (
+        pytest.raises(
+            NarratorUnavailable,
+            match=r"no narrator plugin named 'haiku-please'.*installed: template",
+        ),
+        s,
+    ):
+        pass
+
+
+def test_skills_are_routed_to_the_registering_plugin(monologue_plugins):
+    from monologue import SkillCall
+
+    class Math:
+        @hookimpl
+        def register_skills(self, register):
+            register("add", description="Add two numbers", parameters={"type": "object"})
+
+        @hookimpl
+        def execute_skill(self, call):
+            from monologue import SkillResult
+
+            return SkillResult(ok=True, output=call.args["a"] + call.args["b"])
+
+    class Echo:
+        @hookimpl
+        def register_skills(self, register):
+            register("echo")
+
+        @hookimpl
+        def execute_skill(self, call):
+            from monologue import SkillResult
+
+            return SkillResult(ok=True, output=call.args)
+
+    monologue_plugins.register(Math(), "math")
+    monologue_plugins.register(Echo(), "echo")
+    hooks = monologue_plugins.hooks
+    assert {name: spec.plugin for name, spec in hooks.skills().items()} == {
+        "add": "math",
+        "echo": "echo",
+    }
+    assert hooks.execute_skill(None, SkillCall(name="add", args={"a": 2, "b": 3})).output == 5
+    missing = hooks.execute_skill(None, SkillCall(name="nope"))
+    assert not missing.ok
+    assert missing.error == "unknown skill 'nope'"
+
+
+def test_strict_loading_is_off_by_default_for_a_fresh_manager():
+    manager = MonologuePluginManager()
+    manager.load_entrypoints({"MONOLOGUE_LOAD_PLUGINS": ""})  # allow-list set but empty: none
+    assert manager.get_plugins() == set()

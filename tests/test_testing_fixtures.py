@@ -1,0 +1,50 @@
+"""The fixtures plugin authors get from ``monologue.testing``."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from monologue import Narration
+from monologue.testing import WAIT, Hang, MockNarrator
+
+
+def test_sandbox_is_isolated_from_the_environment(monologue_plugins):
+    assert not [
+        k for k in os.environ if k.startswith("MONOLOGUE_") and k != "MONOLOGUE_NO_CONFIG_FILE"
+    ]
+    assert monologue_plugins.pm.get_plugins() == set()
+
+
+def test_loading_an_unknown_installed_plugin_is_a_clear_error(monologue_plugins):
+    with pytest.raises(LookupError, match="no installed monologue plugin 'not-a-plugin'"):
+        monologue_plugins.load("not-a-plugin")
+
+
+def test_mock_narrator_scripts_answers_and_logs_calls(monologue_plugins):
+    mock = monologue_plugins.register(MockNarrator(), "mock")
+    mock.queue("text", Narration(text="rich"), WAIT, None, ValueError("boom"), KeyError, Hang(0.01))
+    with monologue_plugins.session("a", narrator="none") as s:
+        answers = []
+        for _ in range(8):
+            try:
+                answers.append(mock.narrate(s, [], [], "buffer"))
+            except Exception as exc:
+                answers.append(type(exc).__name__)
+    assert answers[:4] == ["text", Narration(text="rich"), "...", None]
+    assert answers[4:6] == ["ValueError", "KeyError"]
+    assert answers[6] is None  # Hang, then wait
+    assert answers[7] == "Narration 8 (0 events)."
+    assert len(mock.calls) == 8
+    assert mock.calls[0].reason == "buffer"
+    assert mock.calls[0].first is True
+    assert mock.wait_for_calls(8, timeout=0.01)
+    assert not mock.wait_for_calls(9, timeout=0.01)
+
+
+def test_mock_narrator_default_text(monologue_plugins, mock_narrator):
+    mock_narrator.default = "Same every time."
+    with monologue_plugins.session("a") as s:
+        s.text("x")
+    assert list(s.history) == ["Same every time."]
