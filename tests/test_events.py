@@ -156,3 +156,18 @@ def test_payload_property_gives_the_typed_model():
     assert event.payload is not None
     assert event.payload.name == "user_waiting"  # type: ignore[attr-defined]
     assert Event(type="custom", data={}).payload is None
+
+
+def test_trusted_events_equal_validated_ones_and_round_trip():
+    event = Event.trusted(
+        "tool_result",
+        {"tool_use_id": "t1", "tool_name": "Bash", "output": "ok", "is_error": False},
+        session_id="s",
+        agent="coder",
+    )
+    again = Event.from_json(event.to_json())
+    assert again == event
+    assert again.model_dump() == event.model_dump()
+    copied = event.model_copy(update={"agent": "other"})
+    assert copied.agent == "other"
+    assert event.agent == "coder"

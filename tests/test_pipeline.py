@@ -451,3 +451,28 @@ def test_events_outside_an_active_session(monologue_plugins):
 def test_bad_agent_name_is_rejected():
     with pytest.raises(ValueError, match="non-empty string"):
         session("")
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda s: s.tool_call(None), "tool_call(): tool_name must be str, not NoneType"),
+        (lambda s: s.tool_call("Read", "a.py"), "tool_call(): input must be dict or None, not str"),
+        (lambda s: s.tool_result(7, "x"), "tool_result(): tool_use_id must be str, not int"),
+        (lambda s: s.tool_result("t", "x", is_error="no"), "is_error must be bool, not str"),
+        (lambda s: s.text(b"bytes"), "text(): text must be str, not bytes"),
+    ],
+)
+def test_helpers_reject_wrong_argument_types_by_name(monologue_plugins, call, message):
+    with monologue_plugins.session("coder", narrator="none") as s:
+        with pytest.raises(TypeError) as info:
+            call(s)
+    assert message in str(info.value)
+
+
+def test_structured_tool_output_is_validated_as_json(monologue_plugins):
+    with monologue_plugins.session("coder", narrator="none") as s:
+        blocks = [{"type": "text", "text": "ok"}]
+        assert s.tool_result("t1", blocks).data["output"] == blocks
+        with pytest.raises(ValueError, match="data.output"):
+            s.tool_result("t2", {"raw": b"\x00bytes"})

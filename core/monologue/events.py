@@ -209,6 +209,39 @@ class Event(BaseModel):
         return self
 
     @classmethod
+    def trusted(
+        cls,
+        type: str,
+        data: dict[str, Any],
+        *,
+        session_id: str,
+        agent: str,
+        task_id: str | None = None,
+    ) -> Event:
+        """An internal event built without validation, for payloads already type-checked.
+
+        The session's own helpers (``tool_call``, ``text``...) check their arguments and
+        build complete payloads; running pydantic over them again would cost most of the
+        per-event budget. Everything from outside (JSON, adapters, ``emit``) is validated.
+        """
+        event = cls.__new__(cls)
+        fields = {
+            "id": new_id(),
+            "ts": utcnow(),
+            "session_id": session_id,
+            "agent": agent,
+            "task_id": task_id,
+            "type": type,
+            "visibility": "internal",
+            "data": data,
+        }
+        object.__setattr__(event, "__dict__", fields)
+        object.__setattr__(event, "__pydantic_fields_set__", set(fields))
+        object.__setattr__(event, "__pydantic_extra__", {})
+        object.__setattr__(event, "__pydantic_private__", None)
+        return event
+
+    @classmethod
     def from_json(cls, line: str | bytes) -> Event:
         """Parse one JSON line; raise :class:`EventValidationError` naming the bad field."""
         try:

@@ -10,6 +10,7 @@ on the hot path of every event.
 from __future__ import annotations
 
 import os
+import random
 import threading
 import time
 
@@ -22,6 +23,11 @@ ID_LENGTH = 26
 _lock = threading.Lock()
 _last_ms = -1
 _last_random = 0
+# Ids need uniqueness, not secrecy: a PRNG seeded from the OS costs a fraction of a
+# getrandom() syscall per millisecond. Reseeded in forked children so that two processes
+# never draw the same sequence.
+_random = random.Random(os.urandom(16))
+os.register_at_fork(after_in_child=lambda: _random.seed(os.urandom(16)))
 
 
 def new_id() -> str:
@@ -35,10 +41,10 @@ def new_id() -> str:
             _last_random += 1
             if _last_random > _RANDOM_MAX:
                 now_ms += 1
-                _last_random = int.from_bytes(os.urandom(10)) >> 1
+                _last_random = _random.getrandbits(79)
         else:
-            # Top bit clear leaves room to count up within the millisecond.
-            _last_random = int.from_bytes(os.urandom(10)) >> 1
+            # 79 bits leave room to count up within the millisecond.
+            _last_random = _random.getrandbits(79)
         _last_ms = now_ms
         value = (now_ms << 80) | _last_random
     return "".join([_PAIRS[(value >> shift) & 1023] for shift in _SHIFTS])

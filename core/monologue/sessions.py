@@ -247,7 +247,7 @@ class Session:
             for stream in self._streams:
                 stream.end()
             if self.stats.dropped:
-                log.warning(
+                log.info(
                     "session %s (%s): %d event(s) were never narrated (buffer cap %d, or "
                     "narrator failures); they are still in the recording",
                     self.id,
@@ -259,14 +259,17 @@ class Session:
     # -- events -------------------------------------------------------------------------
 
     def make_event(self, type: str, data: dict[str, Any] | None = None, **fields: Any) -> Event:
-        """An event of this session (not yet dispatched)."""
-        return Event(
-            type=type,
-            data=data or {},
-            session_id=self.id,
-            agent=fields.pop("agent", None) or self.agent,
-            task_id=fields.pop("task_id", None) or self.task_id,
-            **fields,
+        """An event of this session (not yet dispatched); a bad payload raises
+        :class:`~monologue.errors.EventValidationError` naming the field."""
+        return Event.from_dict(
+            {
+                "type": type,
+                "data": data or {},
+                "session_id": self.id,
+                "agent": fields.pop("agent", None) or self.agent,
+                "task_id": fields.pop("task_id", None) or self.task_id,
+                **fields,
+            }
         )
 
     def emit(self, type: str, data: dict[str, Any] | None = None, **fields: Any) -> Event:
@@ -275,11 +278,22 @@ class Session:
         self.dispatch(event)
         return event
 
+    def _emit_checked(self, type: str, data: dict[str, Any]) -> Event:
+        # For the helpers below, which check their arguments: see Event.trusted.
+        event = Event.trusted(
+            type, data, session_id=self.id, agent=self.agent, task_id=self.task_id
+        )
+        self.dispatch(event)
+        return event
+
     def tool_call(
         self, tool_name: str, input: dict[str, Any] | None = None, tool_use_id: str | None = None
     ) -> Event:
         """The agent calls a tool; the event's ``data["tool_use_id"]`` links its result."""
-        return self.emit(
+        _check("tool_call", "tool_name", tool_name, str)
+        _check("tool_call", "input", input, dict, optional=True)
+        _check("tool_call", "tool_use_id", tool_use_id, str, optional=True)
+        return self._emit_checked(
             "tool_call",
             {"tool_name": tool_name, "tool_use_id": tool_use_id or new_id(), "input": input or {}},
         )
@@ -292,24 +306,30 @@ class Session:
         tool_name: str | None = None,
     ) -> Event:
         """A tool answered; ``tool_name`` defaults to the name of the matching call."""
+        _check("tool_result", "tool_use_id", tool_use_id, str)
+        _check("tool_result", "is_error", is_error, bool)
+        _check("tool_result", "tool_name", tool_name, str, optional=True)
         if tool_name is None:
             call = self.open_tool_calls.get(tool_use_id)
             tool_name = call.data["tool_name"] if call is not None else None
-        return self.emit(
-            "tool_result",
-            {
-                "tool_use_id": tool_use_id,
-                "tool_name": tool_name,
-                "output": output,
-                "is_error": is_error,
-            },
-        )
+        data = {
+            "tool_use_id": tool_use_id,
+            "tool_name": tool_name,
+            "output": output,
+            "is_error": is_error,
+        }
+        if not isinstance(output, _SCALARS):
+            # Structured output (content blocks, dicts) must be JSON: let pydantic check it.
+            return self.emit("tool_result", data)
+        return self._emit_checked("tool_result", data)
 
     def text(self, text: str) -> Event:
-        return self.emit("text", {"text": text})
+        _check("text", "text", text, str)
+        return self._emit_checked("text", {"text": text})
 
     def thinking(self, text: str) -> Event:
-        return self.emit("thinking", {"text": text})
+        _check("thinking", "text", text, str)
+        return self._emit_checked("thinking", {"text": text})
 
     def error(self, message: str, error_type: str | None = None) -> Event:
         return self.emit("error", {"message": message, "error_type": error_type})
@@ -403,8 +423,9 @@ class Session:
         if not self._warned_drop:
             self._warned_drop = True
             log.warning(
-                "session %s (%s): narration buffer reached its cap of %d events; dropping the "
-                "oldest (they are still recorded) because narrator %r is not keeping up",
+                "session %s (%s): narration buffer reached its cap of %d events; the oldest "
+                "are dropped from narration (they are still recorded) while narrator %r is "
+                "busy or waiting, or a should_speak plugin holds",
                 self.id,
                 self.agent,
                 self.config.buffer_cap,
@@ -534,6 +555,20 @@ class NarrativeStream:
         if item is self._END:
             raise StopAsyncIteration
         return item  # type: ignore[no-any-return]
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _check(
+    helper: str, name: str, value: Any, expected: type, *, optional: bool = False
+) -> None:
+    if (value is None and optional) or isinstance(value, expected):
+        return
+    raise TypeError(
+        f"{helper}(): {name} must be {expected.__name__}"
+        f"{' or None' if optional else ''}, not {type(value).__name__}"
+    )
 
 
 def session(

@@ -1,0 +1,117 @@
+"""Which narrator a session uses, and failing at start (not at the first event)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+from monologue_anthropic.loopback import LoopbackAPI
+
+from monologue import hookimpl
+from monologue.errors import ConfigError, NarratorUnavailable
+from monologue.testing import PluginSandbox
+
+
+class OfflineNarrator:
+    """Stands in for the template plugin, which this plugin does not depend on."""
+
+    @hookimpl
+    def narrate(self) -> str:
+        return "offline"
+
+
+@pytest.fixture
+def both(monologue_plugins: PluginSandbox) -> PluginSandbox:
+    monologue_plugins.load("anthropic")
+    monologue_plugins.register(OfflineNarrator(), "template")
+    return monologue_plugins
+
+
+def test_auto_uses_anthropic_when_the_key_is_set(
+    both: PluginSandbox, loopback_api: LoopbackAPI
+) -> None:
+    with both.session("coder", narrator="auto") as session:
+        assert session.narrator == "anthropic"
+
+
+def test_auto_falls_back_to_the_template_narrator_without_a_key(both: PluginSandbox) -> None:
+    with both.session("coder", narrator="auto") as session:
+        assert session.narrator == "template"
+
+
+@pytest.mark.parametrize("key", [None, "", "   "])
+def test_explicit_anthropic_without_a_key_fails_at_start(
+    both: PluginSandbox, monkeypatch: pytest.MonkeyPatch, key: str | None, loopback_api: LoopbackAPI
+) -> None:
+    if key is None:
+        monkeypatch.delenv("ANTHROPIC_API_KEY")
+    else:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    session = both.session("coder", narrator="anthropic")
+
+    with pytest.raises(NarratorUnavailable, match="ANTHROPIC_API_KEY is not set") as caught:
+        session.__enter__()
+    assert not session.active
+    assert "narrator 'anthropic' cannot be used" in str(caught.value)
+    assert 'narrator="template"' in str(caught.value)
+    assert loopback_api.requests == []
+
+
+def test_a_bad_setting_fails_at_start_naming_the_key(
+    both: PluginSandbox, loopback_api: LoopbackAPI
+) -> None:
+    session = both.session("coder", narrator="anthropic", anthropic_max_tokens="lots")
+
+    with pytest.raises(ConfigError, match=r"anthropic_max_tokens = 'lots'"):
+        session.start()
+
+
+def test_a_bad_setting_from_the_environment_names_the_key(
+    both: PluginSandbox, loopback_api: LoopbackAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MONOLOGUE_ANTHROPIC_MAX_RETRIES", "-1")
+
+    with pytest.raises(
+        ConfigError, match=r"anthropic_max_retries = '-1': .*greater than or equal to 0"
+    ):
+        both.session("coder").start()
+
+
+def test_a_misspelt_setting_fails_at_start(both: PluginSandbox, loopback_api: LoopbackAPI) -> None:
+    session = both.session("coder", narrator="anthropic", anthropic_max_token=50)
+
+    with pytest.raises(
+        ConfigError, match=r"unknown setting anthropic_max_token .*anthropic_max_tokens"
+    ):
+        session.start()
+
+
+def test_plugin_import_stays_light() -> None:
+    """``monologue --help`` imports this plugin: it must not pull the SDK or pydantic."""
+    code = (
+        "import sys, monologue_anthropic; "
+        "print(sorted(m for m in ('anthropic', 'pydantic', 'httpx', 'httpx2', 'jinja2') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_client_is_ready_before_the_first_narration(
+    monologue_plugins: PluginSandbox, anthropic_narrator: LoopbackAPI
+) -> None:
+    """Importing the SDK takes seconds: it happens on a daemon thread at session start."""
+    from monologue_anthropic import transport
+    from monologue_anthropic.testing import DUMMY_API_KEY
+
+    key = (anthropic_narrator.base_url, DUMMY_API_KEY)
+    with monologue_plugins.session("coder"):
+        deadline = time.monotonic() + 10
+        while key not in transport._clients and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert key in transport._clients
+    assert anthropic_narrator.requests == []  # warming up sends nothing

@@ -1,0 +1,107 @@
+"""The default answer to ``should_speak``: when a buffer is worth narrating.
+
+In order, for each narratable event:
+
+1. ``max_buffer_size`` events wait: speak (the core names the reason ``max_buffer``).
+2. The event is an error (a failed tool result, an ``error`` event): speak at once, whatever
+   the buffer size or the throttle; the watcher should hear about failures first. Once an
+   error has been announced, further errors wait like other events until the next ordinary
+   narration, so that a string of failures does not become a string of narrations.
+3. Fewer than ``min_buffer_size`` events wait: hold.
+4. Nothing has been narrated yet: speak, to introduce the work early (``buffer_intro``).
+5. Less than ``throttle_ms`` passed since the last narration: hold.
+6. At a natural boundary (a tool finished, the agent said something) with ``buffer_steps``
+   completed steps waiting: speak. Otherwise hold.
+
+Narrating every tool call would double the narrator's work for nothing: a sentence about a
+call and its result together ("I read client.py") says more than two half sentences. Time is
+read from the events' own timestamps, not the wall clock, so that a replay narrates where
+the live run did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from monologue.events import Event
+    from monologue.sessions import Session
+
+    from .settings import BufferSettings
+
+# A finished piece of work: a sentence about it can be complete.
+STEP_TYPES = frozenset({"tool_result", "text", "agent_update", "agent_result", "error"})
+# Where narration fits naturally: after a step, or when the user spoke.
+BOUNDARY_TYPES = STEP_TYPES | {"user_message"}
+# Stamped when narration happens, not when the agent acted: in a replay, their time is now.
+UNTIMED_TYPES = frozenset({"narrative", "narration_suppressed", "summary_refresh"})
+
+
+@dataclass
+class BufferState:
+    """What the policy remembers about one session (kept in ``session.state["buffer"]``)."""
+
+    settings: BufferSettings
+    intro_asked: bool = False
+    latest_ts: datetime | None = None
+    """Timestamp of the newest event seen: the policy's clock."""
+    last_spoke_ts: datetime | None = None
+    """The policy's clock when narration was last asked for or delivered."""
+    failing: bool = False
+    """An error was announced and nothing has been narrated since."""
+
+    def observe(self, event: Event) -> None:
+        if event.type not in UNTIMED_TYPES and (
+            self.latest_ts is None or event.ts > self.latest_ts
+        ):
+            self.latest_ts = event.ts
+
+    def spoke(self) -> None:
+        self.last_spoke_ts = self.latest_ts
+
+
+def is_error(event: Event) -> bool:
+    return event.type == "error" or (
+        event.type == "tool_result" and bool(event.data.get("is_error"))
+    )
+
+
+def count_steps(events: list[Event]) -> int:
+    return sum(1 for event in events if event.type in STEP_TYPES)
+
+
+def decide(session: Session, event: Event, state: BufferState) -> bool:
+    """Whether ``session.pending`` (which already holds ``event``) should be narrated now."""
+    config = session.config
+    pending = session.pending
+    if len(pending) >= config.max_buffer_size:
+        return _speak(state)
+    if is_error(event) and not state.failing:
+        state.spoke()
+        state.failing = True
+        return True
+    if len(pending) < config.min_buffer_size:
+        return False
+    if session.is_first and state.settings.intro and not state.intro_asked:
+        state.intro_asked = True
+        return _speak(state)
+    if _throttled(state, config.throttle_ms):
+        return False
+    if event.type in BOUNDARY_TYPES and count_steps(pending) >= state.settings.steps:
+        return _speak(state)
+    return False
+
+
+def _speak(state: BufferState) -> bool:
+    state.spoke()
+    state.failing = False
+    return True
+
+
+def _throttled(state: BufferState, throttle_ms: int) -> bool:
+    if not throttle_ms or state.last_spoke_ts is None or state.latest_ts is None:
+        return False
+    elapsed_ms = (state.latest_ts - state.last_spoke_ts).total_seconds() * 1000
+    return elapsed_ms < throttle_ms

@@ -1,0 +1,99 @@
+"""monologue-claude: narrate Claude Code and the Claude Agent SDK.
+
+- ``load_session``: replays Claude Code transcripts (``~/.claude/projects/*/*.jsonl``) and
+  ``claude -p --output-format stream-json`` output (NDJSON, or the same as a JSON array).
+- ``adapt``: Claude Agent SDK message objects (and raw stream-json dicts) fed to a session,
+  for instance yielded by an ``@monologue`` async generator.
+- :func:`sdk_hooks`: narrate an SDK run through its hooks without changing its loop.
+- :class:`TranscriptParser` / :class:`StreamJsonParser` and :func:`parser_for`: read a file
+  line by line as it grows.
+
+This module is imported whenever monologue loads its plugins (``monologue --help`` too), so
+everything beyond the hook markers is imported when first used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from monologue import hookimpl
+
+if TYPE_CHECKING:
+    from monologue.events import Event
+    from monologue.sessions import Session
+
+    from .files import ClaudeFile, detect, parser_for, read_session
+    from .parsers import MAX_LINE_BYTES, LineParser, StreamJsonParser, TranscriptParser
+    from .sdk_hooks import sdk_hooks
+
+__all__ = [
+    "MAX_LINE_BYTES",
+    "ClaudeFile",
+    "LineParser",
+    "StreamJsonParser",
+    "TranscriptParser",
+    "adapt",
+    "detect",
+    "load_session",
+    "parser_for",
+    "read_session",
+    "sdk_hooks",
+]
+
+_LAZY = {
+    "ClaudeFile": "files",
+    "detect": "files",
+    "parser_for": "files",
+    "read_session": "files",
+    "MAX_LINE_BYTES": "parsers",
+    "LineParser": "parsers",
+    "StreamJsonParser": "parsers",
+    "TranscriptParser": "parsers",
+    "sdk_hooks": "sdk_hooks",
+}
+
+# Class names of the Claude Agent SDK's messages; anything else is left to other plugins
+# without importing this plugin's modules.
+_SDK_MESSAGES = frozenset(
+    {"AssistantMessage", "UserMessage", "SystemMessage", "ResultMessage", "StreamEvent"}
+)
+
+
+@hookimpl
+def load_session(path: Path) -> Iterable[Event] | None:
+    """Claude Code transcripts, and claude -p stream-json output (NDJSON or JSON array)."""
+    from .files import ClaudeFile, detect
+
+    found = detect(Path(path))
+    if found is None:
+        return None
+    return ClaudeFile(path, found[0], array=found[1])
+
+
+@hookimpl
+def adapt(obj: Any, session: Session | None) -> list[Event] | None:
+    """Claude Agent SDK messages, and stream-json dicts, as events."""
+    if isinstance(obj, dict):
+        if "session_id" not in obj and "parent_tool_use_id" not in obj:
+            return None
+    elif not any(cls.__name__ in _SDK_MESSAGES for cls in type(obj).__mro__):
+        return None
+    from .sdk import adapt_message
+
+    return adapt_message(obj, session)
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'monologue_claude' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

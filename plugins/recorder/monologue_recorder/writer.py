@@ -1,0 +1,214 @@
+"""One recording file: whole lines, appended in batches, safe across threads and processes.
+
+Lines are collected under a lock and written with one ``os.write`` per batch on a descriptor
+opened with ``O_APPEND``: the kernel appends each write whole, so threads and processes that
+share a file never interleave partial lines, and a process killed between two writes leaves
+only complete lines behind. The durability policy says how often a batch is written and
+whether it is fsync'ed (see :data:`POLICIES` and docs/formats.md).
+
+A write that fails (disk full, permissions, a vanished directory) is reported once, naming
+the plugin and the file, and ends the recording of that session: the agent never notices.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import errno
+import logging
+import os
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+log = logging.getLogger("monologue.recorder")
+
+PLUGIN: Final = "monologue-recorder"
+
+
+@dataclass(frozen=True)
+class Policy:
+    """When a recording's buffered lines reach the disk."""
+
+    name: str
+    max_events: int
+    """Write as soon as this many lines wait."""
+    max_bytes: int
+    """... or this many characters."""
+    window_s: float | None
+    """... or this long after the first of them (``None``: no timer)."""
+    fsync_each: bool
+    fsync_at_close: bool
+
+
+BATCH_EVENTS: Final = 64
+BATCH_BYTES: Final = 1 << 20
+BATCH_WINDOW_S: Final = 0.2
+
+POLICIES: Final[dict[str, Policy]] = {
+    "always": Policy("always", 1, 0, None, fsync_each=True, fsync_at_close=True),
+    "batch": Policy("batch", BATCH_EVENTS, BATCH_BYTES, BATCH_WINDOW_S, False, True),
+    "never": Policy("never", 1024, BATCH_BYTES, None, fsync_each=False, fsync_at_close=False),
+}
+DEFAULT_POLICY: Final = "batch"
+
+
+class RecordingFile:
+    """The open recording of one session."""
+
+    def __init__(self, path: Path, policy: Policy) -> None:
+        self.path = path
+        self.policy = policy
+        self.error: OSError | None = None
+        """The first failure; the recording stopped there."""
+        self._lock = threading.Lock()
+        self._lines: list[str] = []
+        self._chars = 0
+        self._fd: int | None = None
+
+    def open(self, header: str) -> bool:
+        """Create the file (owner-only) and write the header line; ``False`` if that failed."""
+        try:
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+            self._fd = os.open(self.path, flags, 0o600)
+        except OSError as exc:
+            self._fail(exc)
+            return False
+        with self._lock:
+            self._lines.append(header + "\n")
+            self._write_locked()
+        if self._fd is not None:
+            _open_files.add(self)
+        return self._fd is not None
+
+    def append(self, line: str) -> None:
+        """Queue one line (without its newline); write it when the policy says so."""
+        policy = self.policy
+        with self._lock:
+            if self._fd is None:
+                return
+            lines = self._lines
+            lines.append(line + "\n")
+            self._chars += len(line)
+            if len(lines) >= policy.max_events or self._chars >= policy.max_bytes:
+                self._write_locked()
+            elif len(lines) == 1 and policy.window_s is not None:
+                _flusher.schedule(self)
+
+    def flush(self) -> None:
+        with self._lock:
+            self._write_locked()
+
+    def close(self) -> None:
+        """Write what waits, fsync if the policy says so, and close the file."""
+        with self._lock:
+            self._write_locked()
+            fd, self._fd = self._fd, None
+            if fd is None:
+                return
+            try:
+                if self.policy.fsync_at_close:
+                    os.fsync(fd)
+            except OSError as exc:
+                self._fail(exc)
+            finally:
+                os.close(fd)
+        _open_files.discard(self)
+
+    def _write_locked(self) -> None:
+        lines = self._lines
+        if not lines or self._fd is None:
+            return
+        data = "".join(lines).encode("utf-8")
+        self._lines = []
+        self._chars = 0
+        try:
+            view = memoryview(data)
+            while view:
+                # Regular files only write short on errors; finish the batch if one does.
+                view = view[os.write(self._fd, view) :]
+            if self.policy.fsync_each:
+                os.fsync(self._fd)
+        except OSError as exc:
+            fd, self._fd = self._fd, None
+            with contextlib.suppress(OSError):
+                os.close(fd)
+            self._fail(exc)
+
+    def _fail(self, exc: OSError) -> None:
+        if self.error is not None:
+            return
+        self.error = exc
+        reason = exc.strerror or str(exc)
+        if exc.errno == errno.ENOSPC:
+            reason = "the disk is full"
+        log.error(
+            "%s: cannot write the recording %s (%s); recording of this session stops here, "
+            "the agent goes on",
+            PLUGIN,
+            self.path,
+            reason,
+        )
+
+
+class _Flusher:
+    """One daemon thread per process that writes batches left waiting for the window."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._due: dict[RecordingFile, float] = {}
+        self._thread: threading.Thread | None = None
+
+    def schedule(self, file: RecordingFile) -> None:
+        window = file.policy.window_s or 0.0
+        with self._cond:
+            if file not in self._due:
+                self._due[file] = time.monotonic() + window
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="monologue-recorder-flush", daemon=True
+                )
+                self._thread.start()
+            self._cond.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._due:
+                    self._cond.wait()
+                now = time.monotonic()
+                ready = [file for file, due in self._due.items() if due <= now]
+                if not ready:
+                    self._cond.wait(min(self._due.values()) - now)
+                    continue
+                for file in ready:
+                    del self._due[file]
+            for file in ready:
+                file.flush()
+
+
+_flusher = _Flusher()
+_open_files: weakref.WeakSet[RecordingFile] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    # The flusher thread did not survive the fork, and the parent's waiting lines are the
+    # parent's to write: a child that wrote them too would record them twice.
+    global _flusher, _open_files
+    _flusher = _Flusher()
+    _open_files = weakref.WeakSet()
+
+
+def flush_all() -> None:
+    """Write every waiting line of every open recording (at interpreter exit, say)."""
+    for file in list(_open_files):
+        file.flush()
+
+
+atexit.register(flush_all)
+if hasattr(os, "register_at_fork"):  # POSIX only
+    os.register_at_fork(after_in_child=_after_fork_in_child)

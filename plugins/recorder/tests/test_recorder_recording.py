@@ -1,0 +1,253 @@
+"""Recording: the file's shape, its permissions, redaction, settings and durability policies."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from conftest import json_lines, recording_of, wait_for
+from monologue_recorder import writer
+from monologue_recorder.reading import read_recording
+
+from monologue import hookimpl
+from monologue.testing import MockNarrator, PluginSandbox
+
+
+def run_small_session(sandbox: PluginSandbox, **config: object) -> str:
+    with sandbox.session("coder", task_id="T1", **config) as s:
+        call = s.tool_call("Read", {"file_path": "client.py"})
+        s.tool_result(call.data["tool_use_id"], "MAX_RETRIES = 3")
+        s.text("The retry limit is hard-coded.")
+    return s.id
+
+
+def test_every_event_goes_to_its_session_file_after_a_header(
+    recorder: PluginSandbox, record_dir: Path, mock_narrator: MockNarrator
+) -> None:
+    mock_narrator.queue("I'm reading client.py.")
+    session_id = run_small_session(recorder)
+
+    lines = json_lines(recording_of(record_dir, session_id))
+    header, events = lines[0], lines[1:]
+    assert header["monologue"] == 1
+    assert header["session_id"] == session_id
+    assert header["agent"] == "coder"
+    assert header["task_id"] == "T1"
+    types = [event["type"] for event in events]
+    assert types[:4] == ["tool_call", "tool_result", "text", "completion"]
+    assert "narrative" in types
+    narrative = next(e for e in events if e["type"] == "narrative")
+    assert narrative["visibility"] == "user"
+    assert narrative["data"]["text"] == "I'm reading client.py."
+    assert all(event["session_id"] == session_id for event in events)
+
+
+def test_a_recording_reads_back_as_the_same_events(
+    recorder: PluginSandbox, record_dir: Path
+) -> None:
+    seen = []
+
+    class Collect:
+        @hookimpl
+        def on_event(self, event: object) -> None:
+            seen.append(event)
+
+    recorder.register(Collect(), "collect")
+    session_id = run_small_session(recorder, narrator="none")
+
+    path = recording_of(record_dir, session_id)
+    loaded = recorder.hooks.load_session(path)
+    assert loaded is not None
+    assert list(loaded) == seen
+
+
+def test_files_are_readable_by_the_owner_only(recorder: PluginSandbox, record_dir: Path) -> None:
+    session_id = run_small_session(recorder, narrator="none")
+
+    assert stat.S_IMODE(record_dir.stat().st_mode) == 0o700
+    assert stat.S_IMODE(recording_of(record_dir, session_id).stat().st_mode) == 0o600
+
+
+def test_secrets_are_redacted_before_they_reach_the_disk(
+    recorder: PluginSandbox, record_dir: Path
+) -> None:
+    with recorder.session("coder", narrator="none") as s:
+        call = s.tool_call("Bash", {"command": "deploy", "api_key": "abc123abc123"})
+        s.tool_result(
+            call.data["tool_use_id"], "Authorization: Bearer sk-ant-api03-abcdefghijklmnop"
+        )
+        s.text("connecting to postgres://admin:hunter2@db.internal/app")
+
+    text = recording_of(record_dir, s.id).read_text()
+    for secret in ("abc123abc123", "sk-ant-api03-abcdefghijklmnop", "hunter2"):
+        assert secret not in text
+    call_line = json_lines(recording_of(record_dir, s.id))[1]
+    assert call_line["data"]["input"] == {"command": "deploy", "api_key": "[REDACTED]"}
+
+
+def test_values_json_cannot_hold_are_recorded_as_text(
+    recorder: PluginSandbox, record_dir: Path
+) -> None:
+    class Opaque:
+        def __str__(self) -> str:
+            return "<opaque>"
+
+    with recorder.session("coder", narrator="none") as s:
+        s.tool_call("Probe", {"thing": Opaque(), "broken": "half a surrogate \ud800"})
+
+    data = json_lines(recording_of(record_dir, s.id))[1]["data"]
+    assert data["input"]["thing"] == "<opaque>"
+    assert data["input"]["broken"].startswith("half a surrogate")
+
+
+def test_huge_strings_are_cut_so_every_line_stays_readable(
+    recorder: PluginSandbox, record_dir: Path
+) -> None:
+    from monologue_recorder.recording import LONG_STRING, MAX_EVENT_CHARS
+
+    with recorder.session("coder", narrator="none") as s:
+        call = s.tool_call("Read", {"file_path": "big.log"})
+        s.tool_result(call.data["tool_use_id"], "x" * (3 * MAX_EVENT_CHARS))
+
+    path = recording_of(record_dir, s.id)
+    longest = max(len(line) for line in path.read_text().splitlines())
+    assert longest < MAX_EVENT_CHARS
+    output = json_lines(path)[2]["data"]["output"]
+    assert len(output) < LONG_STRING + 100
+    assert "chars cut" in output
+
+
+def test_replays_are_not_recorded_unless_record_is_true(
+    recorder: PluginSandbox, record_dir: Path
+) -> None:
+    with recorder.session("coder", narrator="none", meta={"replay_of": "x.jsonl"}) as skipped:
+        skipped.text("again")
+    with recorder.session(
+        "coder", narrator="none", meta={"replay_of": "x.jsonl"}, record="true"
+    ) as recorded:
+        recorded.text("again")
+
+    assert not recording_of(record_dir, skipped.id).exists()
+    header = json_lines(recording_of(record_dir, recorded.id))[0]
+    assert header["meta"] == {"replay_of": "x.jsonl"}
+
+
+def test_record_false_turns_recording_off(recorder: PluginSandbox, record_dir: Path) -> None:
+    session_id = run_small_session(recorder, narrator="none", record="off")
+    assert not recording_of(record_dir, session_id).exists()
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "expected"),
+    [
+        ("durability", "sometimes", "durability = 'sometimes'"),
+        ("record", "maybe", "record = 'maybe'"),
+    ],
+)
+def test_a_bad_setting_is_reported_by_name_and_the_agent_goes_on(
+    *,
+    recorder: PluginSandbox,
+    record_dir: Path,
+    caplog: pytest.LogCaptureFixture,
+    key: str,
+    value: str,
+    expected: str,
+) -> None:
+    with caplog.at_level(logging.ERROR, logger="monologue"):
+        session_id = run_small_session(recorder, narrator="none", **{key: value})
+
+    assert not recording_of(record_dir, session_id).exists()
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1
+    assert expected in errors[0]
+    assert "monologue-recorder" in errors[0]
+
+
+@pytest.mark.parametrize(
+    ("durability", "lines_after_each_event", "fsyncs"),
+    [
+        pytest.param("always", [2, 3, 4], 6, id="always: written and synced at once"),
+        pytest.param("never", [1, 1, 1], 0, id="never: written at completion, never synced"),
+    ],
+)
+def test_durability_always_and_never(
+    *,
+    recorder: PluginSandbox,
+    record_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    durability: str,
+    lines_after_each_event: list[int],
+    fsyncs: int,
+) -> None:
+    synced = count_fsyncs(monkeypatch)
+    seen = []
+    with recorder.session("coder", narrator="none", durability=durability) as s:
+        path = recording_of(record_dir, s.id)
+        for number in range(3):
+            s.text(f"event {number}")
+            seen.append(len(path.read_text().splitlines()))
+    assert seen == lines_after_each_event
+    assert len(path.read_text().splitlines()) == 5  # header, 3 events, completion
+    assert len(synced) == fsyncs
+
+
+def test_durability_batch_writes_within_the_window_and_fsyncs_at_completion(
+    recorder: PluginSandbox, record_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced = count_fsyncs(monkeypatch)
+    with recorder.session("coder", narrator="none") as s:
+        path = recording_of(record_dir, s.id)
+        s.text("one")
+        # Not written per event: the background flusher writes it within the window.
+        assert wait_for(lambda: len(path.read_text().splitlines()) == 2)
+        for number in range(writer.BATCH_EVENTS):
+            s.text(f"event {number}")
+        # A full batch is written at once, without waiting for the window.
+        assert len(path.read_text().splitlines()) >= 2 + writer.BATCH_EVENTS
+        assert synced == []
+    assert len(synced) == 1
+
+
+def count_fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Record the descriptors fsync'ed (the real fsync still runs)."""
+    calls: list[int] = []
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        calls.append(fd)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    return calls
+
+
+def test_narratives_from_the_worker_thread_land_in_order(
+    recorder: PluginSandbox, record_dir: Path, mock_narrator: MockNarrator
+) -> None:
+    with recorder.session("coder", min_buffer_size=2, max_buffer_size=2) as s:
+        for number in range(20):
+            call = s.tool_call("Read", {"file_path": f"f{number}.py"})
+            s.tool_result(call.data["tool_use_id"], "ok")
+
+    events = list(read_recording(recording_of(record_dir, s.id)))
+    narratives = [e for e in events if e.type == "narrative"]
+    assert narratives
+    position = {event.id: index for index, event in enumerate(events)}
+    for narrative in narratives:
+        # A narrative is recorded after every event it covers.
+        assert all(position[c] < position[narrative.id] for c in narrative.data["covers"])
+
+
+def test_header_meta_is_redacted_and_made_json_safe(
+    recorder: PluginSandbox, record_dir: Path
+) -> None:
+    with recorder.session(
+        "coder", narrator="none", meta={"token": "abcdef123456", "where": Path("/tmp/x")}
+    ) as s:
+        s.text("hi")
+    header = json.loads(recording_of(record_dir, s.id).read_text().splitlines()[0])
+    assert header["meta"] == {"token": "[REDACTED]", "where": "/tmp/x"}

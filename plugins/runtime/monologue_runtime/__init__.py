@@ -1,0 +1,104 @@
+"""monologue-runtime: a task graph several agents share safely, with lifecycle events and
+output guardrails.
+
+Agents take tasks from ``tasks.graph.json`` in the data folder (:class:`TaskGraphStore`),
+report progress and results as ``agent_update`` / ``agent_result`` events through the
+monologue pipeline (:class:`AgentRuntime`), and never speak to the user: only the narrator
+does (:class:`PolicyViolation`). ``monologue tasks list|add|show`` inspects the graph.
+
+This module is imported whenever ``monologue`` runs, so the public names load lazily
+(PEP 562) and the hook below imports the command module only when asked for commands.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from monologue import hookimpl
+
+if TYPE_CHECKING:
+    import click
+
+    from .agent import BaseAgent, TaskFailed
+    from .errors import (
+        GraphFileError,
+        GraphLockTimeout,
+        InvalidTaskError,
+        OwnershipError,
+        TaskGraphError,
+        UnknownTaskError,
+    )
+    from .graph import TaskGraph
+    from .guardrails import PolicyError, PolicyViolation, check_internal
+    from .models import AgentError, AgentResult, AgentTask, TaskStatus
+    from .payloads import AgentResultPayload, AgentUpdatePayload
+    from .runtime import AgentRuntime
+    from .store import TaskGraphStore
+
+__all__ = [
+    "AgentError",
+    "AgentResult",
+    "AgentResultPayload",
+    "AgentRuntime",
+    "AgentTask",
+    "AgentUpdatePayload",
+    "BaseAgent",
+    "GraphFileError",
+    "GraphLockTimeout",
+    "InvalidTaskError",
+    "OwnershipError",
+    "PolicyError",
+    "PolicyViolation",
+    "TaskFailed",
+    "TaskGraph",
+    "TaskGraphError",
+    "TaskGraphStore",
+    "TaskStatus",
+    "UnknownTaskError",
+    "check_internal",
+]
+
+_LAZY = {
+    "AgentError": "models",
+    "AgentResult": "models",
+    "AgentTask": "models",
+    "TaskStatus": "models",
+    "AgentResultPayload": "payloads",
+    "AgentUpdatePayload": "payloads",
+    "AgentRuntime": "runtime",
+    "BaseAgent": "agent",
+    "TaskFailed": "agent",
+    "GraphFileError": "errors",
+    "GraphLockTimeout": "errors",
+    "InvalidTaskError": "errors",
+    "OwnershipError": "errors",
+    "TaskGraphError": "errors",
+    "UnknownTaskError": "errors",
+    "TaskGraph": "graph",
+    "PolicyError": "guardrails",
+    "PolicyViolation": "guardrails",
+    "check_internal": "guardrails",
+    "TaskGraphStore": "store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    # pluggy finds hook implementations through dir(): keep the module's own names in it.
+    return sorted({*globals(), *__all__})
+
+
+@hookimpl
+def register_commands(cli: click.Group) -> None:
+    from .cli import tasks
+
+    cli.add_command(tasks)

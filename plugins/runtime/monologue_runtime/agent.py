@@ -1,0 +1,151 @@
+"""``BaseAgent``: the loop around one agent's work on the task graph.
+
+Subclasses set ``agent_type`` and implement ``handle_task(task, runtime)``. Everything
+else (claiming, heartbeats, completion, failure, retries) is the runtime's business; the
+``on_*`` methods are there to be overridden when an agent wants to react.
+"""
+
+from __future__ import annotations
+
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, ClassVar
+
+from monologue.events import utcnow
+
+from .errors import TaskGraphError
+from .models import AgentError, AgentResult, AgentTask
+from .runtime import AgentRuntime
+
+log = logging.getLogger("monologue.runtime")
+
+
+class TaskFailed(Exception):
+    """Raise from ``handle_task`` to end the attempt with an :class:`AgentError`.
+
+    ``retryable=True`` asks for another attempt (up to the runtime's ``max_attempts``).
+    """
+
+    def __init__(
+        self,
+        reason: str | AgentError,
+        *,
+        retryable: bool = False,
+        details: Mapping[str, Any] | None = None,
+    ) -> None:
+        if isinstance(reason, AgentError):
+            self.error = reason
+        else:
+            self.error = AgentError(reason=reason, retryable=retryable, details=dict(details or {}))
+        super().__init__(self.error.reason)
+
+
+class BaseAgent(ABC):
+    """An agent that takes tasks of ``agent_type`` from the graph, one at a time."""
+
+    agent_type: ClassVar[str]
+    retry_on_exception: ClassVar[bool] = False
+    """Whether an unexpected exception from ``handle_task`` is worth another attempt."""
+
+    def __init__(self) -> None:
+        if not getattr(type(self), "agent_type", ""):
+            raise TypeError(f"{type(self).__name__} must set the class attribute agent_type")
+        self._last_beat: datetime | None = None
+
+    # The on_* methods below are optional hooks: empty on purpose, override what you need.
+
+    @abstractmethod
+    def handle_task(self, task: AgentTask, runtime: AgentRuntime) -> AgentResult:
+        """Do the work of ``task``. Raise :class:`TaskFailed` to fail the attempt."""
+
+    def on_assign(self, task: AgentTask, runtime: AgentRuntime) -> None:  # noqa: B027
+        """The agent has just claimed ``task``."""
+
+    def on_progress(  # noqa: B027
+        self, task: AgentTask, message: str, progress: float | None, runtime: AgentRuntime
+    ) -> None:
+        """:meth:`heartbeat` has just reported progress on ``task``."""
+
+    def on_complete(self, task: AgentTask, result: AgentResult, runtime: AgentRuntime) -> None:  # noqa: B027
+        """``task`` (as stored) has been completed with ``result``."""
+
+    def on_error(self, task: AgentTask, error: AgentError, runtime: AgentRuntime) -> None:  # noqa: B027
+        """The attempt at ``task`` (as stored: PENDING again, or FAILED) failed with ``error``."""
+
+    def heartbeat(
+        self,
+        task: AgentTask,
+        runtime: AgentRuntime,
+        message: str,
+        progress: float | None = None,
+        *,
+        details: Mapping[str, Any] | None = None,
+        force: bool = False,
+        now: datetime | None = None,
+    ) -> bool:
+        """Report progress when a heartbeat is due (or ``force``); call it as often as you
+        like from ``handle_task``. Returns whether an update was recorded."""
+        if not force and not runtime.heartbeat_due(self._last_beat, now):
+            return False
+        runtime.emit_update(task.id, message, progress, details=details, now=now)
+        self._last_beat = now or utcnow()
+        self.on_progress(task, message, progress, runtime)
+        return True
+
+    def execute_once(self, runtime: AgentRuntime) -> AgentTask | None:
+        """Claim the next task and see it through; returns it as stored, or ``None`` when
+        there is no work.
+
+        An exception from ``handle_task``, or a result the runtime refuses (malformed, or
+        trying to reach the user), fails the attempt. Problems with the graph itself
+        (:class:`TaskGraphError`, e.g. the task was reclaimed meanwhile) propagate.
+        """
+        if runtime.agent_type != self.agent_type:
+            raise ValueError(
+                f"{type(self).__name__} handles {self.agent_type!r} tasks, but the runtime "
+                f"claims {runtime.agent_type!r} tasks"
+            )
+        task = runtime.poll_next_task()
+        if task is None:
+            return None
+        self._last_beat = task.heartbeat_at
+        self.on_assign(task, runtime)
+        try:
+            result = self.handle_task(task, runtime)
+            stored = runtime.complete_task(task.id, result)
+        except TaskFailed as failure:
+            error = failure.error
+        except TaskGraphError:
+            raise
+        except Exception as exc:
+            log.warning(
+                "agent %s: task %s failed: %s: %s",
+                runtime.agent_id,
+                task.id,
+                type(exc).__name__,
+                exc,
+                exc_info=exc,
+            )
+            error = AgentError(
+                reason=f"{type(exc).__name__}: {exc}",
+                retryable=self.retry_on_exception,
+                details={"exception": type(exc).__name__},
+            )
+        else:
+            self.on_complete(stored, result, runtime)
+            return stored
+        stored = runtime.fail_task(task.id, error)
+        self.on_error(stored, error, runtime)
+        return stored
+
+    def run(self, runtime: AgentRuntime, max_tasks: int | None = None) -> list[AgentTask]:
+        """Execute tasks until there is no work left (or ``max_tasks``); returns them."""
+        done: list[AgentTask] = []
+        while max_tasks is None or len(done) < max_tasks:
+            task = self.execute_once(runtime)
+            if task is None:
+                break
+            done.append(task)
+        return done

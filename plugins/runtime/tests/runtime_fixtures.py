@@ -1,0 +1,92 @@
+"""Fixtures (loaded with `-p runtime_fixtures`) and helpers of the runtime's tests.
+
+Not a conftest.py: one module name per plugin keeps `mypy plugins` free of duplicates.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from monologue_runtime import AgentRuntime, TaskGraphStore
+
+from monologue import hookimpl
+from monologue.events import Event
+from monologue.sessions import Session
+from monologue.testing import PluginSandbox
+
+RuntimeFactory = Callable[..., AgentRuntime]
+
+T0 = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
+
+
+def only_this_plugin_env(tmp_path: Path) -> dict[str, str]:
+    """Environment for a subprocess: only this plugin loaded, every folder under tmp_path."""
+    return {
+        **os.environ,
+        "MONOLOGUE_LOAD_PLUGINS": "monologue-runtime",
+        "MONOLOGUE_NO_CONFIG_FILE": "1",
+        "MONOLOGUE_DATA_DIR": str(tmp_path / "data"),
+        "XDG_DATA_HOME": str(tmp_path / "xdg"),
+        "HOME": str(tmp_path / "home"),
+    }
+
+
+def at(seconds: float) -> datetime:
+    """A point in time ``seconds`` after ``T0`` (for injected clocks)."""
+    return T0 + timedelta(seconds=seconds)
+
+
+class Observer:
+    """A plugin that keeps every event the pipeline broadcasts."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    @hookimpl
+    def on_event(self, session: Session, event: Event) -> None:
+        self.events.append(event)
+
+    def of_type(self, *types: str) -> list[Event]:
+        return [event for event in self.events if event.type in types]
+
+
+@pytest.fixture
+def observer(monologue_plugins: PluginSandbox) -> Observer:
+    return monologue_plugins.register(Observer(), "observer")  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    return tmp_path / "data"
+
+
+@pytest.fixture
+def store(data_dir: Path) -> TaskGraphStore:
+    return TaskGraphStore(data_dir)
+
+
+@pytest.fixture
+def session(monologue_plugins: PluginSandbox, observer: Observer) -> Iterator[Session]:
+    with monologue_plugins.session("runtime-tests", narrator="none") as s:
+        yield s
+
+
+@pytest.fixture
+def make_runtime(data_dir: Path, session: Session) -> Iterator[RuntimeFactory]:
+    """Runtimes on the test's data folder, recording into the test's session."""
+    made: list[AgentRuntime] = []
+
+    def make(agent_id: str = "agent-1", agent_type: str = "build", **kwargs: Any) -> AgentRuntime:
+        kwargs.setdefault("session", session)
+        runtime = AgentRuntime(agent_id, agent_type, data_dir=data_dir, **kwargs)
+        made.append(runtime)
+        return runtime
+
+    yield make
+    for runtime in made:
+        runtime.close()

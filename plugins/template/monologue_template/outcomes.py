@@ -1,0 +1,134 @@
+"""Reading tool outputs: test-run summaries, match counts, the line that says what failed."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .wording import clip, split_sentences, squash
+
+# pytest: "2 failed, 38 passed, 1 skipped in 1.2s"; jest: "Tests: 2 failed, 39 passed, 41 total";
+# mocha: "39 passing", "2 failing"; cargo: "test result: FAILED. 39 passed; 2 failed; 0 ignored".
+_COUNT = re.compile(
+    r"\b(\d+) (passed|passing|failed|failing|errors?|skipped|pending|ignored|xfailed|xpassed"
+    r"|deselected|todo)\b"
+)
+_UNITTEST_RAN = re.compile(r"^Ran (\d+) tests? in ", re.MULTILINE)
+_UNITTEST_FAILED = re.compile(r"^FAILED \(([^)]*)\)", re.MULTILINE)
+_UNITTEST_PART = re.compile(r"(failures|errors|skipped|expected failures)=(\d+)")
+_GO_RESULT = re.compile(r"^--- (PASS|FAIL|SKIP): ", re.MULTILINE)
+_FAILED_TEST = re.compile(r"^(?:FAILED|ERROR) (\S+::\S+)", re.MULTILINE)
+_FAILED_JEST = re.compile(r"^\s*● (.+?)(?: \u203a .+)?$", re.MULTILINE)
+_FOUND = re.compile(r"\bFound (\d+) (files?|matches|match|lines?|occurrences?)\b", re.IGNORECASE)
+_NOTHING = re.compile(r"^\s*No (?:files|matches|results)(?: were)? found", re.IGNORECASE)
+_ERROR_LINE = re.compile(
+    r"(?:error|exception|traceback|failed|failure|fatal|denied|not found|no such|cannot|"
+    r"can't|could not|couldn't|refused|timed out|invalid|permission|exit code|not permitted)",
+    re.IGNORECASE,
+)
+
+_FAILING = frozenset({"failed", "failing", "error", "errors"})
+_NOT_RUN = frozenset({"deselected"})
+
+
+@dataclass(frozen=True)
+class SuiteResult:
+    """How a test run went: ``failed`` of ``total`` tests failed (errors count as failures)."""
+
+    total: int
+    failed: int
+    first_failure: str | None = None
+
+    def phrase(self) -> str:
+        """``"2 of 41 tests failed"``, ``"all 41 tests passed"``."""
+        if self.failed:
+            return f"{self.failed} of {self.total} {'test' if self.total == 1 else 'tests'} failed"
+        if self.total == 1:
+            return "its only test passed"
+        return f"all {self.total} tests passed" if self.total else "no tests ran"
+
+
+def suite_result(output: str) -> SuiteResult | None:
+    """The summary of a pytest, unittest, jest, mocha, cargo or go test run, if ``output``
+    ends with one."""
+    first_failure = _first_failure(output)
+    ran = _UNITTEST_RAN.findall(output)
+    if ran:
+        failed = 0
+        for parts in _UNITTEST_FAILED.findall(output):
+            for name, value in _UNITTEST_PART.findall(parts):
+                if name in ("failures", "errors"):
+                    failed += int(value)
+        return SuiteResult(int(ran[-1]), failed, first_failure)
+    counts = _mocha_counts(output) or _last_counts(output)
+    if counts:
+        failed = sum(n for word, n in counts.items() if word in _FAILING)
+        total = counts.pop("__total__", None)
+        if total is None:
+            total = sum(n for word, n in counts.items() if word not in _NOT_RUN)
+        return SuiteResult(total, failed, first_failure)
+    results = _GO_RESULT.findall(output)
+    if results:
+        return SuiteResult(len(results), results.count("FAIL"), first_failure)
+    return None
+
+
+def _mocha_counts(output: str) -> dict[str, int]:
+    # mocha prints one count per line: "39 passing (2s)", "2 failing", "1 pending".
+    if not re.search(r"^\s*\d+ passing\b", output, re.MULTILINE):
+        return {}
+    return {
+        word: int(number)
+        for number, word in _COUNT.findall(output)
+        if word in ("passing", "failing", "pending")
+    }
+
+
+def _last_counts(output: str) -> dict[str, int]:
+    # The last line with counts is the summary ("2 failed, 39 passed in 1.2s").
+    for line in reversed(output.splitlines()):
+        found = _COUNT.findall(line)
+        if not found:
+            continue
+        counts: dict[str, int] = {}
+        for number, word in found:
+            counts[word] = counts.get(word, 0) + int(number)
+        total = re.search(r"(\d+) total\b", line)
+        if total:
+            counts["__total__"] = int(total.group(1))
+        return counts
+    return {}
+
+
+def _first_failure(output: str) -> str | None:
+    found = _FAILED_TEST.search(output) or _FAILED_JEST.search(output)
+    return clip(found.group(1), 80) if found else None
+
+
+def match_count(output: str) -> tuple[int, str] | None:
+    """How many files or lines a search found: ``(19, "files")``; ``None`` when unclear."""
+    found = _FOUND.search(output)
+    if found:
+        count, noun = int(found.group(1)), found.group(2).lower()
+        if noun.startswith("file"):
+            return count, "files"
+        return count, "matches"
+    if _NOTHING.search(output):
+        return 0, "files"
+    lines = [line for line in output.splitlines() if line.strip() and not line.startswith("(")]
+    if not lines:
+        return 0, "files"
+    looks_like_paths = all(":" not in line.split("/")[-1] for line in lines)
+    return len(lines), "files" if looks_like_paths else "matches"
+
+
+def error_line(output: str, limit: int = 90) -> str:
+    """The line of an error output that says what went wrong (a traceback's last line...)."""
+    lines = [squash(line) for line in output.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    telling = [line for line in lines if _ERROR_LINE.search(line)]
+    chosen = telling[-1] if telling else lines[0]
+    # "ERROR: cd to '/x' was blocked" reads better without the shouted prefix.
+    chosen = re.sub(r"^(?:error|fatal)\s*:\s*", "", chosen, flags=re.IGNORECASE)
+    return clip((split_sentences(chosen) or [chosen])[0], limit).rstrip(".")

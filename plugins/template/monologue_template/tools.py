@@ -1,0 +1,153 @@
+"""What the narrator knows about agent tools: their kind and the subject a person would name.
+
+Claude Code's tool names are canonical; the lower-case names other agent frameworks use for
+the same tools are aliases. Anything else is an unknown tool, narrated from its salient input.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from monologue.redact import redact_text
+
+from .wording import clip, squash
+
+KINDS: dict[str, str] = {
+    "Read": "read",
+    "Write": "write",
+    "Edit": "edit",
+    "MultiEdit": "edit",
+    "NotebookEdit": "edit",
+    "Bash": "bash",
+    "BashOutput": "bash_output",
+    "KillShell": "kill",
+    "KillBash": "kill",
+    "Grep": "grep",
+    "Glob": "glob",
+    "LS": "ls",
+    "WebSearch": "web_search",
+    "WebFetch": "web_fetch",
+    "Task": "task",
+    "Agent": "task",
+    "TodoWrite": "todo",
+}
+
+ALIASES: dict[str, str] = {
+    "read_file": "read",
+    "view": "read",
+    "cat": "read",
+    "write_file": "write",
+    "create_file": "write",
+    "edit_file": "edit",
+    "str_replace": "edit",
+    "apply_patch": "edit",
+    "bash": "bash",
+    "shell": "bash",
+    "execute_bash": "bash",
+    "run_command": "bash",
+    "run_shell_command": "bash",
+    "terminal": "bash",
+    "grep": "grep",
+    "search_files": "grep",
+    "glob": "glob",
+    "find_files": "glob",
+    "ls": "ls",
+    "list_dir": "ls",
+    "list_directory": "ls",
+    "list_files": "ls",
+    "web_search": "web_search",
+    "search_web": "web_search",
+    "web_fetch": "web_fetch",
+    "fetch": "web_fetch",
+    "fetch_url": "web_fetch",
+    "todo_write": "todo",
+}
+
+# Where a project's own paths usually start: "…/project/src/x.py" reads as "src/x.py".
+_ROOT_MARKERS = frozenset(
+    {"src", "lib", "tests", "test", "app", "apps", "packages", "docs", "examples", "scripts"}
+)
+_CD_PREFIX = re.compile(r"^cd\s+\S+\s*(?:&&|;)\s*")
+_TEST_COMMAND = re.compile(
+    r"(?:^|[\s;&|(/])(?:pytest|py\.test|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest"
+    r"|python3?\s+-m\s+(?:pytest|unittest)"
+    r"|(?:go|cargo|mix|dotnet|swift|deno|bun|zig)\s+test"
+    r"|(?:npm|yarn|pnpm)\s+(?:run\s+)?test(?::\S+)?"
+    r"|(?:make|gradle|mvn|\./gradlew)\s+(?:\S+\s+)?test)\b"
+)
+
+
+# SWE-agent's and OpenHands' file tool does several things, told apart by its `command`.
+_EDITOR_COMMANDS = {"view": "read", "create": "write", "str_replace": "edit", "insert": "edit"}
+
+
+def kind_of(tool_name: str | None, tool_input: dict[str, Any] | None = None) -> str:
+    """The canonical kind of a tool (``read``, ``bash``...), ``other`` when unknown."""
+    if not tool_name:
+        return "other"
+    if tool_name in KINDS:
+        return KINDS[tool_name]
+    if tool_name.lower() == "str_replace_editor":
+        return _EDITOR_COMMANDS.get(str((tool_input or {}).get("command")), "edit")
+    return ALIASES.get(tool_name.lower(), "other")
+
+
+def tool_label(tool_name: str | None) -> str:
+    """A readable name for an unknown tool: ``mcp__github__create_issue`` -> ``create_issue``."""
+    if not tool_name:
+        return "a tool"
+    if tool_name.startswith("mcp__"):
+        parts = [part for part in tool_name.split("__") if part]
+        if len(parts) >= 3:
+            return f"{parts[-1]} ({parts[1]})"
+    return tool_name
+
+
+def display_path(raw: Any, cwd: str | None = None, short: bool = False) -> str:
+    """A path as a person would say it: relative to the project when that can be told."""
+    text = redact_text(squash(str(raw)))
+    if not text:
+        return "a file"
+    path = PurePosixPath(text)
+    if short:
+        return path.name or text
+    for base in (cwd, str(Path.cwd())):
+        if (
+            base
+            and path.is_absolute()
+            and path.is_relative_to(base)
+            and path != PurePosixPath(base)
+        ):
+            return str(path.relative_to(base))
+    parts = path.parts
+    if path.is_absolute() and len(parts) > 4:
+        for index, part in enumerate(parts[1:-1], 1):
+            if part in _ROOT_MARKERS:
+                return str(PurePosixPath(*parts[index:]))
+    if path.is_absolute() and len(parts) > 3 and parts[1] in ("home", "Users"):
+        return str(PurePosixPath("~", *parts[3:]))
+    return text
+
+
+def command_text(raw: Any, limit: int = 60) -> str:
+    """A shell command shortened for a sentence (first line, no leading ``cd x &&``)."""
+    lines = [line for line in str(raw).strip().splitlines() if line.strip()]
+    text = redact_text(lines[0] if lines else "")
+    text = _CD_PREFIX.sub("", text.strip())
+    if len(lines) > 1:
+        text += " …"
+    return clip(text, limit)
+
+
+def is_test_command(raw: Any) -> bool:
+    return bool(_TEST_COMMAND.search(str(raw)))
+
+
+def input_path(tool_input: dict[str, Any]) -> str | None:
+    for key in ("file_path", "path", "notebook_path", "filename", "file"):
+        value = tool_input.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None

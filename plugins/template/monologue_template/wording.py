@@ -1,0 +1,102 @@
+"""Small English helpers: lists, plurals, clipping, sentences, word counts."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+_SPACE = re.compile(r"\s+")
+_MARKDOWN = re.compile(r"\*\*|`|^\s*(?:[-*+>]|\d+[.)])\s+|^#+\s*", re.MULTILINE)
+_LISTED = re.compile(r"^\s*(?:[-*+>]\s|\d+[.)]\s|#)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(A-Z0-9])")
+_FIRST_PERSON = re.compile(
+    r"^(?:I|I'm|I'll|I've|I'd|We|We'll|We're|Let's|My|Now,? I|Next,? I|First,? I|Then,? I)\b"
+)
+
+
+def squash(text: str) -> str:
+    """``text`` on one line, whitespace collapsed."""
+    return _SPACE.sub(" ", text).strip()
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut at a word boundary to at most ``limit`` characters, marked with ``…``."""
+    text = squash(text)
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if " " in cut[limit // 2 :]:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:.-") + "…"
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``"1 file"``, ``"3 files"``."""
+    return f"{count} {word if count == 1 else (words or word + 's')}"
+
+
+def join_list(items: Sequence[str], limit: int = 3, noun: str = "more") -> str:
+    """``"a"``, ``"a and b"``, ``"a, b and c"``; beyond ``limit`` items ``"a, b, c and 2 more"``."""
+    items = list(items)
+    if len(items) > limit:
+        shown, rest = items[:limit], len(items) - limit
+        return ", ".join(shown) + f" and {rest} {noun}"
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def quoted(text: str, limit: int = 40) -> str:
+    return f'"{clip(text, limit)}"'
+
+
+def capitalize(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def sentence(text: str) -> str:
+    """``text`` as a sentence: capitalised, ending with a full stop."""
+    text = text.strip()
+    if not text:
+        return ""
+    text = capitalize(text)
+    return text if text[-1] in ".!?…" else text + "."
+
+
+def split_sentences(text: str) -> list[str]:
+    return [part for part in _SENTENCE_END.split(text.strip()) if part]
+
+
+def word_count(text: str) -> int:
+    return len(text.split())
+
+
+def clamp_words(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` words, marked with ``…`` when cut."""
+    words = text.split()
+    if len(words) <= limit:
+        return text
+    return " ".join(words[:limit]).rstrip(" ,;:.-…") + "…"
+
+
+def first_sentence(text: str, limit: int = 120) -> str:
+    """The first real sentence of free text: prose before bullets, headings and labels, and
+    past a bare "Great!"."""
+    prose: list[str] = []
+    rest: list[str] = []
+    for raw in text.splitlines():
+        line = squash(_MARKDOWN.sub("", raw))
+        if not line:
+            continue
+        label = line.endswith(":") and len(line.split()) <= 6
+        listed = _LISTED.match(raw) is not None
+        (rest if label or listed or len(line.split()) < 3 else prose).append(line)
+    for line in prose or rest:
+        parts = split_sentences(line)
+        chosen = next((part for part in parts if len(part.split()) >= 3), parts[0])
+        return clip(chosen, limit).rstrip(":")
+    return ""
+
+
+def is_first_person(text: str) -> bool:
+    return bool(_FIRST_PERSON.match(text))

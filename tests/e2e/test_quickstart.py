@@ -1,0 +1,54 @@
+"""End to end: ``python examples/quickstart.py`` runs offline, as its own process, and prints
+the agent's narration in the first person. Needs monologue-buffer and monologue-template."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+QUICKSTART = ROOT / "examples" / "quickstart.py"
+NEEDED = {"buffer", "template"}
+
+pytestmark = pytest.mark.skipif(
+    not NEEDED.issubset(ep.name for ep in entry_points(group="monologue")),
+    reason=f"needs the {', '.join(sorted(NEEDED))} plugins installed",
+)
+
+
+def test_quickstart_prints_first_person_narration(tmp_path: Path) -> None:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("MONOLOGUE_", "ANTHROPIC_"))
+    }
+    # Whatever else is installed (a recorder) writes under the test's folder, and no
+    # configuration file of the developer's applies.
+    env |= {"MONOLOGUE_DATA_DIR": str(tmp_path), "MONOLOGUE_NO_CONFIG_FILE": "1"}
+    done = subprocess.run(
+        [sys.executable, str(QUICKSTART)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stdout.splitlines()
+    narration = [line.removeprefix("  » ") for line in lines if line.startswith("  » ")]
+    assert narration, done.stdout
+    assert all(re.search(r"\bI('m|'ll)?\b", line) for line in narration), narration
+    spoken = " ".join(narration)
+    # It names concrete subjects and says plainly what failed, and how the run ended.
+    assert "examples/" in spoken
+    assert "ModuleNotFoundError: No module named 'retry_helpers'" in spoken
+    assert "I'm done after 6 tool calls, 1 of which failed." in spoken
+    assert lines[-1].startswith("answer: ") and "example files talk about retries" in lines[-1]
