@@ -464,9 +464,8 @@ def test_bad_agent_name_is_rejected():
     ],
 )
 def test_helpers_reject_wrong_argument_types_by_name(monologue_plugins, call, message):
-    with monologue_plugins.session("coder", narrator="none") as s:
-        with pytest.raises(TypeError) as info:
-            call(s)
+    with monologue_plugins.session("coder", narrator="none") as s, pytest.raises(TypeError) as info:
+        call(s)
     assert message in str(info.value)
 
 
@@ -474,5 +473,5 @@ def test_structured_tool_output_is_validated_as_json(monologue_plugins):
     with monologue_plugins.session("coder", narrator="none") as s:
         blocks = [{"type": "text", "text": "ok"}]
         assert s.tool_result("t1", blocks).data["output"] == blocks
-        with pytest.raises(ValueError, match="data.output"):
+        with pytest.raises(ValueError, match=r"data\.output"):
             s.tool_result("t2", {"raw": b"\x00bytes"})

@@ -560,9 +560,7 @@ class NarrativeStream:
 _SCALARS = (str, int, float, bool, type(None))
 
 
-def _check(
-    helper: str, name: str, value: Any, expected: type, *, optional: bool = False
-) -> None:
+def _check(helper: str, name: str, value: Any, expected: type, *, optional: bool = False) -> None:
     if (value is None and optional) or isinstance(value, expected):
         return
     raise TypeError(
