@@ -59,6 +59,13 @@ class NarrationWorker:
 
     def request(self, reason: str) -> None:
         """Ask for a turn; cheap, never blocks on the narrator."""
+        current = self._requested
+        if current is not None and REASON_PRIORITY.get(reason, 0) <= REASON_PRIORITY.get(
+            current, 0
+        ):
+            # A turn at least as strong is already asked for and will take every pending
+            # event (the caller appended its event first); skip the lock on this hot path.
+            return
         with self._cond:
             if self.disabled or (self._stopping and reason != "final"):
                 return

@@ -6,8 +6,10 @@ the same tools are aliases. Anything else is an unknown tool, narrated from its 
 
 from __future__ import annotations
 
+import functools
+import os
 import re
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import Any
 
 from monologue.redact import redact_text
@@ -107,13 +109,19 @@ def tool_label(tool_name: str | None) -> str:
 
 def display_path(raw: Any, cwd: str | None = None, short: bool = False) -> str:
     """A path as a person would say it: relative to the project when that can be told."""
-    text = redact_text(squash(str(raw)))
+    return _display_path(str(raw), cwd, short, os.getcwd())
+
+
+# Paths repeat all through a session, and pathlib parsing was a third of a narration's cost.
+@functools.lru_cache(maxsize=4096)
+def _display_path(raw: str, cwd: str | None, short: bool, process_cwd: str) -> str:
+    text = redact_text(squash(raw))
     if not text:
         return "a file"
     path = PurePosixPath(text)
     if short:
         return path.name or text
-    for base in (cwd, str(Path.cwd())):
+    for base in (cwd, process_cwd):
         if (
             base
             and path.is_absolute()
