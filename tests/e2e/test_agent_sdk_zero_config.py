@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
-import subprocess
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 import pytest
+from e2e_support import clean_environ, run_command
 
 NEEDED = {"buffer", "template", "claude"}
 
@@ -191,23 +190,10 @@ def test_decorated_generator_of_sdk_messages_is_narrated_with_no_configuration(
 ) -> None:
     program = tmp_path / "agent.py"
     program.write_text(PROGRAM)
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith("MONOLOGUE_") and key != "ANTHROPIC_API_KEY"
-    }
     # A home of its own, so that whatever the installed plugins write by default (a
     # recording...) stays out of the real one; it holds no monologue configuration.
-    env.update(HOME=str(tmp_path / "home"), XDG_DATA_HOME=str(tmp_path / "home" / "data"))
-    done = subprocess.run(
-        [sys.executable, str(program), source],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    env = clean_environ(HOME=str(tmp_path / "home"), XDG_DATA_HOME=str(tmp_path / "home" / "data"))
+    done = run_command([sys.executable, str(program), source], env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     report = json.loads(done.stdout.splitlines()[-1])

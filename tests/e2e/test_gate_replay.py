@@ -5,7 +5,6 @@ held. Needs monologue-gate, -recorder and -template installed (tox env e2e)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from importlib.metadata import entry_points
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from e2e_support import run_command
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "sessions" / "fix-retry-limit.monologue.jsonl"
@@ -51,21 +51,8 @@ with session("coder", narrator="template") as s:
 """
 
 
-@pytest.fixture
-def env(tmp_path: Path) -> dict[str, str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("MONOLOGUE_")}
-    return {
-        **clean,
-        "MONOLOGUE_NO_CONFIG_FILE": "1",
-        "MONOLOGUE_DATA_DIR": str(tmp_path / "data"),
-        "ANTHROPIC_API_KEY": "",
-    }
-
-
 def monologue(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [str(MONOLOGUE), *args], env=env, capture_output=True, text=True, timeout=120, check=False
-    )
+    done = run_command([str(MONOLOGUE), *args], env)
     assert done.returncode == 0, f"monologue {' '.join(args)}: {done.stderr}"
     return done
 

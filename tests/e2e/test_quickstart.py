@@ -3,14 +3,13 @@ the agent's narration in the first person. Needs monologue-buffer and monologue-
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
+from e2e_support import run_command
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICKSTART = ROOT / "examples" / "quickstart.py"
@@ -22,24 +21,10 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def test_quickstart_prints_first_person_narration(tmp_path: Path) -> None:
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("MONOLOGUE_", "ANTHROPIC_"))
-    }
+def test_quickstart_prints_first_person_narration(tmp_path: Path, env: dict[str, str]) -> None:
     # Whatever else is installed (a recorder) writes under the test's folder, and no
     # configuration file of the developer's applies.
-    env |= {"MONOLOGUE_DATA_DIR": str(tmp_path), "MONOLOGUE_NO_CONFIG_FILE": "1"}
-    done = subprocess.run(
-        [sys.executable, str(QUICKSTART)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=60,
-        check=False,
-    )
+    done = run_command([sys.executable, str(QUICKSTART)], env, cwd=tmp_path, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     lines = done.stdout.splitlines()

@@ -7,7 +7,6 @@ narrates a Claude Code transcript while it grows. Needs monologue-recorder, -cla
 from __future__ import annotations
 
 import json
-import os
 import queue
 import subprocess
 import sys
@@ -70,17 +69,6 @@ def tool_calls_in(path: Path) -> int:
     found = list(objects(messages(path)))
     blocks = {o["id"] for o in found if o.get("type") in ("tool_use", "server_tool_use")}
     return len(blocks) + sum(1 for o in found if o.get("type") == "tool_call")
-
-
-@pytest.fixture
-def env(tmp_path: Path) -> dict[str, str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("MONOLOGUE_")}
-    return {
-        **clean,
-        "MONOLOGUE_NO_CONFIG_FILE": "1",
-        "MONOLOGUE_DATA_DIR": str(tmp_path / "data"),
-        "ANTHROPIC_API_KEY": "",
-    }
 
 
 @pytest.mark.parametrize(
