@@ -6,9 +6,9 @@ in a plugin, or ``monologue --help``, does not pay for pydantic and the pipeline
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .lazy import lazy_exports
 from .markers import hookimpl, hookspec
 
 __version__ = "0.1.0"
@@ -69,14 +69,4 @@ if TYPE_CHECKING:
     from .skills import SkillCall, SkillResult, SkillSpec
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'monologue' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

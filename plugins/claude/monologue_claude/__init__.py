@@ -14,12 +14,12 @@ everything beyond the hook markers is imported when first used.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from monologue import hookimpl
+from monologue.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from monologue.events import Event
@@ -86,14 +86,4 @@ def adapt(obj: Any, session: Session | None) -> list[Event] | None:
     return adapt_message(obj, session)
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'monologue_claude' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

@@ -13,10 +13,10 @@ Jinja2) load on first use, so ``monologue --help`` stays light.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from monologue import hookimpl
+from monologue.lazy import lazy_exports
 
 from .gate import GateState
 from .policy import SPEAK_EVENTS, SPEAK_HINTS, decide
@@ -69,15 +69,6 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
 def _gate(session: Session) -> GateState | None:
     state = session.state.get("gate")
     return state if isinstance(state, GateState) else None
@@ -111,3 +102,6 @@ def on_complete(session: Session) -> None:
     state = _gate(session)
     if state is not None:
         state.close()
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

@@ -12,10 +12,10 @@ This module is imported whenever ``monologue`` runs, so the public names load la
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from monologue import hookimpl
+from monologue.lazy import lazy_exports
 
 if TYPE_CHECKING:
     import click
@@ -83,22 +83,11 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    # pluggy finds hook implementations through dir(): keep the module's own names in it.
-    return sorted({*globals(), *__all__})
-
-
 @hookimpl
 def register_commands(cli: click.Group) -> None:
     from .cli import tasks
 
     cli.add_command(tasks)
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())
