@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from .config import MonologueConfig
     from .events import Event
+    from .lines import LineParser
     from .narration import Narration
     from .plugins import MonologuePluginManager
     from .sessions import Session
@@ -144,6 +145,11 @@ class Hooks:
     def load_session(self, path: Path) -> Iterable[Event] | None:
         answer, _ = self._first("load_session", {"path": Path(path)})
         return answer  # type: ignore[no-any-return]
+
+    def line_parser(self, path: Path) -> tuple[LineParser | None, str | None]:
+        """A parser following ``path`` as it grows, and the plugin that gave it."""
+        answer, plugin = self._first("line_parser", {"path": Path(path)})
+        return answer, plugin
 
     # -- narrators ----------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from .config import MonologueConfig
     from .events import Event
+    from .lines import LineParser
     from .narration import Narration
     from .sessions import Session
     from .skills import SkillCall, SkillResult, SkillSpec
@@ -128,6 +129,13 @@ def load_session(path: Path) -> Iterable[Event] | None:
     Detect cheaply (name, first bytes) and return a lazy iterable. Problems in the file raise
     :class:`~monologue.errors.RecordingError` naming the path and line, *from the iterator*,
     after the good events before them have been produced.
+    """
+
+
+@hookspec(firstresult=True)
+def line_parser(path: Path) -> LineParser | None:
+    """A parser to follow ``path`` line by line as it grows (``monologue watch``), if it is in
+    your format and your format can be read incrementally; else ``None``.
     """
 
 

@@ -26,17 +26,17 @@ if TYPE_CHECKING:
     from monologue.sessions import Session
 
     from .files import ClaudeFile, detect, parser_for, read_session
-    from .parsers import MAX_LINE_BYTES, LineParser, StreamJsonParser, TranscriptParser
+    from .parsers import LineParser, StreamJsonParser, TranscriptParser
     from .sdk_hooks import sdk_hooks
 
 __all__ = [
-    "MAX_LINE_BYTES",
     "ClaudeFile",
     "LineParser",
     "StreamJsonParser",
     "TranscriptParser",
     "adapt",
     "detect",
+    "line_parser",
     "load_session",
     "parser_for",
     "read_session",
@@ -48,7 +48,6 @@ _LAZY = {
     "detect": "files",
     "parser_for": "files",
     "read_session": "files",
-    "MAX_LINE_BYTES": "parsers",
     "LineParser": "parsers",
     "StreamJsonParser": "parsers",
     "TranscriptParser": "parsers",
@@ -71,6 +70,14 @@ def load_session(path: Path) -> Iterable[Event] | None:
     if found is None:
         return None
     return ClaudeFile(path, found[0], array=found[1])
+
+
+@hookimpl
+def line_parser(path: Path) -> LineParser | None:
+    """Follow a JSONL Claude file (transcript or stream-json) line by line as it grows."""
+    from .files import parser_for
+
+    return parser_for(path)
 
 
 @hookimpl

@@ -14,8 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
+from monologue.lines import MAX_LINE_BYTES
+
 from .parsers import (
-    MAX_LINE_BYTES,
     LineParser,
     StreamJsonParser,
     TranscriptParser,

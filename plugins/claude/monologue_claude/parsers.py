@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from monologue.lines import MAX_LINE_BYTES
+
 from .convert import Converter
 from .shapes import UNION_TAGS, ChatLine, Message, ProgressLine, ResultLine, TextBlock
 
 if TYPE_CHECKING:
     from monologue.events import Event
 
-MAX_LINE_BYTES = 8 * 1024 * 1024
 """Longest line read (8 MiB): Claude Code inlines whole files and images in its lines, but a
 longer line is taken as a damaged file rather than read into memory."""
 

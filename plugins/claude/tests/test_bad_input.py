@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 from conftest import FIXTURES, json_values
-from monologue_claude import MAX_LINE_BYTES, read_session
+from monologue_claude import read_session
 
 from monologue.errors import RecordingError
 from monologue.events import Event
+from monologue.lines import MAX_LINE_BYTES
 
 GOOD = {
     "type": "assistant",

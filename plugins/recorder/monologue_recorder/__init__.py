@@ -26,11 +26,11 @@ if TYPE_CHECKING:
     from .reading import RecordingDecoder
 
 __all__ = [
+    "line_parser",
     "load_session",
     "on_complete",
     "on_event",
     "on_session_start",
-    "parser_for",
     "register_commands",
 ]
 
@@ -60,11 +60,12 @@ def load_session(path: Path) -> Iterable[Event] | None:
     return read_recording(path)
 
 
-def parser_for(path: Path) -> RecordingDecoder | None:
+@hookimpl
+def line_parser(path: Path) -> RecordingDecoder | None:
     """A line parser following a recording as it grows (``monologue watch``), or ``None``."""
-    from .reading import parser_for as make
+    from .reading import parser_for
 
-    return make(path)
+    return parser_for(path)
 
 
 @hookimpl

@@ -18,16 +18,13 @@ from pydantic import ValidationError
 
 from monologue.errors import EventValidationError, RecordingError
 from monologue.events import Event, describe_validation_error
+from monologue.lines import MAX_LINE_BYTES
 
 if TYPE_CHECKING:
     from monologue.events import RecordingHeader
 
 log = logging.getLogger("monologue.recorder")
 
-MAX_LINE_BYTES: Final = 8 << 20
-"""Longest line a reader accepts. The recorder never writes lines near it (see
-``MAX_EVENT_CHARS``); a longer line means the file is not what it claims to be, and is
-refused rather than read into memory."""
 
 HEADER_PREFIX: Final = b'{"monologue":'
 _HEADER_KEY = re.compile(rb'^\s*\{\s*"monologue"\s*:')

@@ -2,10 +2,10 @@
 
 The file is read from where the last read stopped; only complete lines are parsed, so a line
 the agent is still writing waits for its newline. Lines go through the line parser of the
-format's plugin: a function ``parser_for(path)`` next to its ``load_session``, returning an
-object whose ``feed(line: bytes, lineno: int)`` gives the line's events (the parser keeps the
-state a conversation needs between lines). This plugin offers one for its recordings and
-monologue-claude for Claude Code transcripts and stream-json.
+format's plugin, from the ``line_parser(path)`` hook: an object whose ``feed(line: bytes,
+lineno: int)`` gives the line's events (the parser keeps the state a conversation needs
+between lines). This plugin offers one for its recordings and monologue-claude for Claude
+Code transcripts and stream-json.
 """
 
 from __future__ import annotations
@@ -15,25 +15,20 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final
 
 from monologue.errors import RecordingError
+from monologue.lines import MAX_LINE_BYTES, LineParser
 
-from .reading import MAX_LINE_BYTES, line_too_long
+from .reading import line_too_long
 from .replay import Driver, ReplaySummary, ReplayView, open_session
 
 if TYPE_CHECKING:
-    from monologue.events import Event
+    pass
 
 log = logging.getLogger("monologue.recorder")
 
 CHUNK_BYTES: Final = 1 << 16
-
-
-class LineParser(Protocol):
-    """What a format's ``parser_for(path)`` returns."""
-
-    def feed(self, line: bytes, lineno: int) -> list[Event]: ...
 
 
 def line_parser(path: Path) -> tuple[LineParser, str]:
@@ -42,8 +37,7 @@ def line_parser(path: Path) -> tuple[LineParser, str]:
 
     manager = get_plugin_manager()
     _, reader = open_session(path, manager.hooks)
-    make = getattr(manager.get_plugin(reader), "parser_for", None)
-    parser = make(path) if callable(make) else None
+    parser, _ = manager.hooks.line_parser(path)
     if parser is None:
         raise RecordingError(
             path,

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 from conftest import Cli, recording_of
-from monologue_recorder.reading import MAX_LINE_BYTES, read_recording
+from monologue_recorder.reading import read_recording
 
 from monologue.errors import RecordingError
+from monologue.lines import MAX_LINE_BYTES
 from monologue.testing import MockNarrator, PluginSandbox
 
 

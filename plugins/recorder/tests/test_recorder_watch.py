@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 from conftest import narrated_subprocess
-from monologue_recorder.reading import MAX_LINE_BYTES
 from monologue_recorder.watch import Watch
 
 from monologue.events import Event, RecordingHeader
+from monologue.lines import MAX_LINE_BYTES
 from monologue.testing import MockNarrator, PluginSandbox
 
 ONLY_RECORDER = {"MONOLOGUE_LOAD_PLUGINS": "monologue-recorder"}
