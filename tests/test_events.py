@@ -171,3 +171,14 @@ def test_trusted_events_equal_validated_ones_and_round_trip():
     copied = event.model_copy(update={"agent": "other"})
     assert copied.agent == "other"
     assert event.agent == "coder"
+
+
+def test_payloads_come_back_as_plain_dicts_nested_ones_included():
+    narrative = Event(
+        type="narrative",
+        visibility="user",
+        data={"text": "x", "narrator": "t", "reason": "final", "usage": {"input_tokens": 3}},
+    )
+    assert narrative.data["usage"] == {"input_tokens": 3, "output_tokens": 0}
+    kept = Event(type="tool_call", data={"tool_name": "Read", "tool_use_id": "1", "parent": "p"})
+    assert kept.data == {"tool_name": "Read", "tool_use_id": "1", "input": {}, "parent": "p"}

@@ -9,7 +9,7 @@ plugins' business: their data is kept exactly as given, so they round-trip uncha
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, get_args
 
 from pydantic import (
     AwareDatetime,
@@ -149,6 +149,22 @@ PAYLOADS: Final[dict[str, type[Payload]]] = {
 KNOWN_TYPES: Final = frozenset(PAYLOADS)
 
 
+def _holds_model(annotation: Any) -> bool:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    return any(_holds_model(arg) for arg in get_args(annotation))
+
+
+# Types whose payload holds a nested model (a narrative's usage) must be dumped to plain
+# dicts; the others are turned back into a dict straight from the validated fields, which
+# saves a microsecond on every event read or created.
+_NESTED_PAYLOADS: Final = frozenset(
+    name
+    for name, model in PAYLOADS.items()
+    if any(_holds_model(field.annotation) for field in model.model_fields.values())
+)
+
+
 def describe_validation_error(exc: ValidationError) -> tuple[str, str]:
     """Turn a pydantic error into ``(field, message)``, e.g. ``("data.tool_name", "...")``."""
     errors = exc.errors(include_url=False)
@@ -184,11 +200,15 @@ class Event(BaseModel):
     @field_validator("data")
     @classmethod
     def _validate_payload(cls, value: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
-        model = PAYLOADS.get(info.data.get("type", ""))
+        kind = info.data.get("type", "")
+        model = PAYLOADS.get(kind)
         if model is None:
             return value
         try:
-            return model.model_validate(value).model_dump()
+            payload = model.model_validate(value)
+            if kind in _NESTED_PAYLOADS:
+                return payload.model_dump()
+            return {**payload.__dict__, **(payload.__pydantic_extra__ or {})}
         except ValidationError as exc:
             inner = exc.errors(include_url=False)[0]
             raise PydanticCustomError(
