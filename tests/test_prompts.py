@@ -30,7 +30,14 @@ def events():
 
 
 def test_presets_ship_with_the_package_and_render_both_parts():
+    import monologue
+
+    package = Path(monologue.__file__).parent
     shipped = shipped_prompts_dir()
+    if package.parent.name == "site-packages":
+        # An installed wheel (the core tox environment): templates come from inside it, not
+        # from a source checkout.
+        assert shipped == package / "prompts"
     assert (shipped / "presets" / "default.md").is_file()
     for preset in ("default", "terse", "verbose"):
         parts = render_parts(f"presets/{preset}.md", events=events(), **VARIABLES)
