@@ -8,8 +8,9 @@ plugins' business: their data is kept exactly as given, so they round-trip uncha
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, Final, Literal, get_args
+from typing import Any, Final, Literal, TypeVar, get_args
 
 from pydantic import (
     AwareDatetime,
@@ -183,6 +184,19 @@ def describe_validation_error(exc: ValidationError) -> tuple[str, str]:
     return field, text
 
 
+M = TypeVar("M", bound=BaseModel)
+
+
+def _naming_the_field(validate: Callable[[], M], context: str = "") -> M:
+    """Run a pydantic validation; its error becomes an :class:`EventValidationError` whose
+    message starts with the failing field (``data.tool_name: Field required``)."""
+    try:
+        return validate()
+    except ValidationError as exc:
+        field, message = describe_validation_error(exc)
+        raise EventValidationError(f"{context}{message}", field=field) from None
+
+
 class Event(BaseModel):
     """One thing that happened in a session. See docs/formats.md for the JSON shape."""
 
@@ -264,20 +278,12 @@ class Event(BaseModel):
     @classmethod
     def from_json(cls, line: str | bytes) -> Event:
         """Parse one JSON line; raise :class:`EventValidationError` naming the bad field."""
-        try:
-            return cls.model_validate_json(line)
-        except ValidationError as exc:
-            field, message = describe_validation_error(exc)
-            raise EventValidationError(message, field=field) from None
+        return _naming_the_field(lambda: cls.model_validate_json(line))
 
     @classmethod
     def from_dict(cls, obj: dict[str, Any]) -> Event:
         """Validate a decoded JSON object; raise :class:`EventValidationError` on bad fields."""
-        try:
-            return cls.model_validate(obj)
-        except ValidationError as exc:
-            field, message = describe_validation_error(exc)
-            raise EventValidationError(message, field=field) from None
+        return _naming_the_field(lambda: cls.model_validate(obj))
 
     def to_json(self) -> str:
         """One line of JSON, without a trailing newline."""
@@ -343,11 +349,7 @@ class RecordingHeader(BaseModel):
 
     @classmethod
     def from_json(cls, line: str | bytes) -> RecordingHeader:
-        try:
-            return cls.model_validate_json(line)
-        except ValidationError as exc:
-            field, message = describe_validation_error(exc)
-            raise EventValidationError(f"recording header: {message}", field=field) from None
+        return _naming_the_field(lambda: cls.model_validate_json(line), "recording header: ")
 
     def to_json(self) -> str:
         return self.model_dump_json()
