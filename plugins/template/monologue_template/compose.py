@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from monologue.redact import redact
+from monologue.redact import redact, redact_text
 
 from .actions import Action, CallMemory, Note, regroup
 from .phrases import KINDS, wording_kind
@@ -177,6 +177,24 @@ def _merge_routine(clauses: list[Clause]) -> list[Clause]:
     return clauses
 
 
+def _result_sentence(subject: str, data: dict[str, Any]) -> tuple[str, bool]:
+    """How a task ended (an ``agent_result``: outcome, task, notes, error, retrying), and
+    whether it failed."""
+    outcome = str(data.get("outcome") or "")
+    task = f" task {data['task_id']}" if data.get("task_id") else ""
+    error = data.get("error")
+    reason = error.get("reason") if isinstance(error, dict) else None
+    why = redact_text(squash(str(reason or data.get("notes") or "")))
+    verb = {"success": "finished", "partial": "partly finished", "failed": "failed"}
+    head = f"{subject} {verb.get(outcome, 'finished')}{task}"
+    if outcome and outcome not in verb:
+        head += f" ({outcome})"
+    text = f"{head}: {first_sentence(why, 100)}" if why else head
+    if outcome == "failed" and data.get("retrying"):
+        text += "; it will be retried"
+    return text, outcome == "failed"
+
+
 def _note_clauses(scene: Scene, notes: list[Note]) -> list[Clause]:
     clauses = []
     for note in notes:
@@ -194,9 +212,10 @@ def _note_clauses(scene: Scene, notes: list[Note]) -> list[Clause]:
             text = f"{capitalize(who)} hit an error: {clip(note.text, 100)}"
             short = f"{capitalize(who)} hit an error: {clip(note.text, 30)}"
             clauses.append(Clause(text, short, ERROR, note.order, None))
-        elif note.type == "agent_result" and note.text.strip():
-            text = f"{capitalize(who)} finished: {first_sentence(note.text, 100)}"
-            clauses.append(Clause(text, clamp_words(text, TERSE_WORDS), SAY, note.order, None))
+        elif note.type == "agent_result":
+            text, failed = _result_sentence(capitalize(who), note.data)
+            priority = ERROR if failed else SAY
+            clauses.append(Clause(text, clamp_words(text, TERSE_WORDS), priority, note.order, None))
         elif note.type == "user_message" and note.text.strip():
             if scene.first:  # the request is what the work is about
                 text = f"I'm starting on your request: {quoted(note.text, 60)}"

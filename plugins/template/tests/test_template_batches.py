@@ -253,3 +253,17 @@ def test_user_messages_and_progress_updates() -> None:
 
 def test_an_empty_batch_still_says_something() -> None:
     assert tell() == "I'm still working."
+
+
+def test_task_results_say_how_the_task_ended() -> None:
+    finished = event("agent_result", outcome="success", task_id="T1", notes="Retry limit moved.")
+    assert tell(finished) == "I finished task T1: Retry limit moved."
+    failed = event(
+        "agent_result",
+        outcome="failed",
+        task_id="T2",
+        retrying=True,
+        error={"reason": "the API timed out", "retryable": True},
+    )
+    assert tell(failed) == "I failed task T2: the API timed out; it will be retried."
+    assert tell(event("agent_result", outcome="partial")) == "I partly finished."
