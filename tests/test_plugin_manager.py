@@ -32,6 +32,19 @@ def test_unknown_hook_fails_at_registration(monologue_plugins):
     assert not monologue_plugins.pm.has_plugin("typo")
 
 
+def test_hook_wrappers_are_refused_at_registration(monologue_plugins):
+    class Wrapping:
+        @hookimpl(wrapper=True)
+        def on_event(self, session, event):
+            return (yield)
+
+    with pytest.raises(
+        PluginLoadError, match=r"plugin 'wrapping' declares hook wrapper\(s\) for on_event"
+    ):
+        monologue_plugins.register(Wrapping(), "wrapping")
+    assert not monologue_plugins.pm.has_plugin("wrapping")
+
+
 def test_optional_unknown_hook_is_allowed(monologue_plugins):
     class Future:
         @hookimpl(optionalhook=True)

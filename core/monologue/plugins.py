@@ -96,6 +96,21 @@ class MonologuePluginManager(pluggy.PluginManager):
                 f"plugin {registered!r} implements unknown hook(s) {', '.join(sorted(unknown))}; "
                 f"known hooks: {', '.join(sorted(self._spec_names()))}"
             )
+        wrappers = [
+            caller.name
+            for caller in self.get_hookcallers(plugin) or []
+            for impl in caller.get_hookimpls()
+            if impl.plugin is plugin and (impl.hookwrapper or impl.wrapper)
+        ]
+        if wrappers:
+            # The facade calls implementations one at a time, to isolate their failures; a
+            # wrapper would be called as a plain implementation and misbehave silently.
+            self.unregister(plugin)
+            raise PluginLoadError(
+                f"plugin {registered!r} declares hook wrapper(s) for "
+                f"{', '.join(sorted(wrappers))}; monologue calls each implementation on its own "
+                "and does not support wrappers"
+            )
         self.generation += 1
         return registered
 
