@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .markers import hookimpl
+from .plugins import ENTRY_POINT_GROUP
 
 if TYPE_CHECKING:
     from .events import Event
@@ -64,14 +65,18 @@ class PluginSandbox:
         return plugin
 
     def load(self, *names: str) -> None:
-        """Load installed plugins by entry-point name, through their real entry points."""
-        available = {ep.name: ep for ep in entry_points(group="monologue")}
-        for name in names:
-            if name not in available:
-                raise LookupError(
-                    f"no installed monologue plugin {name!r} (installed: {sorted(available)})"
-                )
-            self.pm.register(available[name].load(), name=name)
+        """Load installed plugins by entry-point name, the way a real process loads them
+        (same loader, same order); a plugin that fails to import fails the test."""
+        available = {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)}
+        missing = [name for name in names if name not in available]
+        if missing:
+            raise LookupError(
+                f"no installed monologue plugin {', '.join(map(repr, missing))} "
+                f"(installed: {sorted(available)})"
+            )
+        self.pm.load_entrypoints(
+            {"MONOLOGUE_LOAD_PLUGINS": ",".join(names), "MONOLOGUE_STRICT_PLUGINS": "1"}
+        )
 
     def session(self, agent: str = "test-agent", **config: Any) -> Session:
         """A session bound to this sandbox's plugins."""
