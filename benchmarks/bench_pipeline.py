@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pluggy
 
-from monologue import hookimpl
-from monologue.sessions import Session
+from monologue import Session, hookimpl
 
 from .defaults import agent_events, default_plugins, scratch_config
 from .harness import Context, Figure, best_of, percentile

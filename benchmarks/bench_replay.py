@@ -17,9 +17,9 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from monologue import Session
 from monologue.events import Event
 from monologue.plugins import MonologuePluginManager, use_plugin_manager
-from monologue.sessions import Session
 
 from .defaults import agent_events, default_plugins, scratch_config
 from .harness import Context, Figure, best_of, timed
@@ -49,7 +49,7 @@ def record_session(folder: Path, count: int) -> Path:
 
 
 def replay_seconds(path: Path) -> tuple[float, int]:
-    from monologue_recorder.replay import Driver, replay
+    from monologue._replay import Driver, replay
 
     started = time.perf_counter()
     summary = replay(Driver(path, _Silent(), config={"narrator": "none"}))
@@ -73,7 +73,7 @@ def json_loads_seconds(paths: list[Path]) -> float:
 
 
 def read_seconds(path: Path) -> float:
-    from monologue_recorder.reading import read_recording
+    from monologue.recording import read_recording
 
     started = time.perf_counter()
     for _ in read_recording(path):

@@ -29,7 +29,7 @@ def default_plugins(
 
 def agent_events(session: object, count: int) -> None:
     """A realistic mix: read, search, edit, run tests, with results, and some agent text."""
-    from monologue.sessions import Session
+    from monologue import Session
 
     assert isinstance(session, Session)
     tools = [

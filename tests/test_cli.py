@@ -43,7 +43,7 @@ def test_plugins_lists_registered_plugins(monologue_plugins):
     monologue_plugins.register(Watcher(), "watcher")
     result = CliRunner().invoke(cli, ["plugins", "--json"])
     assert result.exit_code == 0, result.output
-    rows = [json.loads(line) for line in result.output.splitlines()]
+    rows = json.loads(result.output)  # one JSON document, like `llm plugins`
     assert rows == [
         {
             "name": "watcher",
@@ -92,3 +92,40 @@ def test_config_shows_values_and_sources(monologue_plugins, monkeypatch):
     shown = json.loads(result.output)
     assert shown["preset"] == {"value": "terse", "source": "environment"}
     assert shown["min_buffer_size"] == {"value": 2, "source": "default"}
+
+
+def test_config_lists_plugin_settings_with_their_plugin(monologue_plugins, monkeypatch):
+    from monologue.errors import ConfigError
+
+    class Knobs:
+        @hookimpl
+        def describe_settings(self, config):
+            value = config.option("knob", 3)
+            if not str(value).isdigit():
+                raise ConfigError(f"knob = {value!r}: must be a whole number")
+            return {"knob": int(value)}
+
+    monologue_plugins.register(Knobs(), "knobs")
+    shown = json.loads(CliRunner().invoke(cli, ["config", "--json"]).output)
+    assert shown["knob"] == {"value": 3, "source": "default", "plugin": "knobs"}
+    monkeypatch.setenv("MONOLOGUE_KNOB", "7")
+    table = CliRunner().invoke(cli, ["config"]).output.splitlines()
+    assert [line.split() for line in table if line.startswith("knob")] == [
+        ["knob", "7", "environment", "(knobs)"]
+    ]
+    monkeypatch.setenv("MONOLOGUE_KNOB", "many")
+    bad = CliRunner().invoke(cli, ["config"])
+    assert bad.exit_code == 2
+    assert bad.stderr == "monologue: knob = 'many': must be a whole number\n"
+
+
+def test_config_reports_a_bad_core_value_in_one_line(monologue_plugins, monkeypatch):
+    monkeypatch.setenv("MONOLOGUE_MIN_BUFFER_SIZE", "abc")
+    result = CliRunner().invoke(cli, ["config"])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(
+        "monologue: invalid monologue configuration: min_buffer_size = 'abc' (from environment)"
+    )
+    assert "Traceback" not in result.output

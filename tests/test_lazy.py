@@ -5,7 +5,7 @@ import types
 
 import pytest
 
-from monologue.lazy import lazy_exports
+from monologue._lazy import lazy_exports
 
 
 def test_lazy_names_load_on_first_use_and_stay(monkeypatch):
@@ -31,4 +31,4 @@ def test_the_core_package_exports_lazily():
     import monologue
 
     assert set(monologue.__all__) <= set(dir(monologue))
-    assert monologue.session.__module__ == "monologue.sessions"
+    assert monologue.session.__module__ == "monologue._sessions"

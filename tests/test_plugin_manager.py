@@ -127,24 +127,31 @@ def test_cached_implementation_lists_follow_registration(monologue_plugins):
     assert seen == ["text"]
 
 
-def narrator(name_text: str):
+def narrator(name_text: str, priority: int | None = None):
     class Narrator:
         @hookimpl
         def narrate(self, events):
             return name_text
 
-    return Narrator()
+    class Ranked(Narrator):
+        @hookimpl
+        def narrator_priority(self):
+            return priority
+
+    return Narrator() if priority is None else Ranked()
 
 
-def test_auto_prefers_anthropic_when_available_else_template(monologue_plugins):
+def test_auto_takes_the_usable_narrator_with_the_highest_declared_priority(monologue_plugins):
     hooks = monologue_plugins.hooks
     from monologue import MonologueConfig
 
     assert hooks.resolve_narrator(MonologueConfig()) is None  # nothing installed
-    monologue_plugins.register(narrator("t"), "template")
-    assert hooks.resolve_narrator(MonologueConfig()) == "template"
+    monologue_plugins.register(narrator("u"), "undeclared")
+    assert hooks.resolve_narrator(MonologueConfig()) is None  # no priority: never auto
+    monologue_plugins.register(narrator("o", priority=0), "offline")
+    assert hooks.resolve_narrator(MonologueConfig()) == "offline"
 
-    class Anthropic:
+    class Remote:
         available = False
 
         @hookimpl
@@ -152,18 +159,39 @@ def test_auto_prefers_anthropic_when_available_else_template(monologue_plugins):
             return "a"
 
         @hookimpl
-        def narrator_unavailable(self, config):
-            return None if self.available else "ANTHROPIC_API_KEY is not set"
+        def narrator_priority(self):
+            return 100
 
-    anthropic = monologue_plugins.register(Anthropic(), "anthropic")
-    assert hooks.resolve_narrator(MonologueConfig()) == "template"
-    anthropic.available = True
-    assert hooks.resolve_narrator(MonologueConfig()) == "anthropic"
-    anthropic.available = False
-    with pytest.raises(
-        NarratorUnavailable, match="'anthropic' cannot be used: ANTHROPIC_API_KEY is not set"
-    ):
-        monologue_plugins.session("coder", narrator="anthropic").start()
+        @hookimpl
+        def narrator_unavailable(self, config):
+            return None if self.available else "REMOTE_KEY is not set"
+
+    remote = monologue_plugins.register(Remote(), "remote")
+    assert hooks.resolve_narrator(MonologueConfig()) == "offline"
+    remote.available = True
+    assert hooks.resolve_narrator(MonologueConfig()) == "remote"
+    assert hooks.resolve_narrator(MonologueConfig(narrator="undeclared")) == "undeclared"
+    remote.available = False
+    with pytest.raises(NarratorUnavailable, match="'remote' cannot be used: REMOTE_KEY is not set"):
+        monologue_plugins.session("coder", narrator="remote").start()
+
+
+def test_a_failing_priority_keeps_its_narrator_out_of_auto(monologue_plugins):
+    class Broken:
+        @hookimpl
+        def narrate(self):
+            return "b"
+
+        @hookimpl
+        def narrator_priority(self):
+            raise RuntimeError("no rank")
+
+    monologue_plugins.register(Broken(), "broken")
+    monologue_plugins.register(narrator("o", priority=0), "offline")
+    from monologue import MonologueConfig
+
+    assert monologue_plugins.hooks.resolve_narrator(MonologueConfig()) == "offline"
+    assert monologue_plugins.hooks.errors[("broken", "narrator_priority")] == 1
 
 
 def test_unknown_narrator_fails_at_session_start(monologue_plugins):

@@ -10,28 +10,12 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-PYPROJECT = """\
-[build-system]
-requires = ["hatchling"]
-build-backend = "hatchling.build"
-
-[project]
-name = "{dist}"
-version = "1.2.3"
-dependencies = ["monologue-core"]
-
-[project.entry-points.monologue]
-{name} = "{module}"
-
-[tool.hatch.build.targets.wheel]
-packages = ["{module}"]
-"""
+from monologue.testing import installed_plugins
 
 GOOD = '''
 import os
@@ -71,30 +55,10 @@ DISTS = {
 }
 
 
-def pip(*args: str) -> None:
-    subprocess.run(
-        [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-
-
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    root = tmp_path_factory.mktemp("dists")
-    for dist, (name, module, source) in DISTS.items():
-        folder = root / dist
-        (folder / module).mkdir(parents=True)
-        (folder / "pyproject.toml").write_text(
-            PYPROJECT.format(dist=dist, name=name, module=module)
-        )
-        (folder / module / "__init__.py").write_text(textwrap.dedent(source))
-        pip("install", "--no-deps", "--no-build-isolation", str(folder))
-    try:
+    with installed_plugins(tmp_path_factory.mktemp("dists"), DISTS, version="1.2.3"):
         yield
-    finally:
-        pip("uninstall", "-y", *DISTS)
 
 
 def run(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
@@ -109,7 +73,7 @@ def monologue(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
 
 def listed(result: subprocess.CompletedProcess[str]) -> dict[str, dict]:
     assert result.returncode == 0, result.stderr
-    return {row["name"]: row for row in map(json.loads, result.stdout.splitlines())}
+    return {row["name"]: row for row in json.loads(result.stdout)}
 
 
 @pytest.mark.usefixtures("installed")

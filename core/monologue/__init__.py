@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .lazy import lazy_exports
-from .markers import hookimpl, hookspec
+from ._lazy import lazy_exports
+from ._markers import hookimpl, hookspec
 
 __version__ = "0.1.0"
 
@@ -32,6 +32,7 @@ __all__ = [
     "emit",
     "hookimpl",
     "hookspec",
+    "lazy_exports",
     "load_config",
     "monologue",
     "session",
@@ -47,26 +48,26 @@ _LAZY = {
     "Usage": "events",
     "MonologueConfig": "config",
     "load_config": "config",
-    "Narration": "narration",
-    "Session": "sessions",
-    "current": "sessions",
-    "session": "sessions",
-    "SkillCall": "skills",
-    "SkillResult": "skills",
-    "SkillSpec": "skills",
-    "emit": "emitter",
-    "monologue": "decorator",
+    "Narration": "_narration",
+    "Session": "_sessions",
+    "current": "_sessions",
+    "session": "_sessions",
+    "SkillCall": "_skills",
+    "SkillResult": "_skills",
+    "SkillSpec": "_skills",
+    "emit": "_emitter",
+    "monologue": "_decorator",
 }
 
 if TYPE_CHECKING:
+    from ._decorator import monologue
+    from ._emitter import emit
+    from ._narration import Narration
+    from ._sessions import Session, current, session
+    from ._skills import SkillCall, SkillResult, SkillSpec
     from .config import MonologueConfig, load_config
-    from .decorator import monologue
-    from .emitter import emit
     from .errors import ConfigError, MonologueError, NarratorUnavailable, RecordingError
     from .events import Event, RecordingHeader, Usage
-    from .narration import Narration
-    from .sessions import Session, current, session
-    from .skills import SkillCall, SkillResult, SkillSpec
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

@@ -19,6 +19,12 @@ from . import __version__
 if TYPE_CHECKING:
     from .plugins import MonologuePluginManager
 
+__all__ = [
+    "cli",
+    "load_plugins",
+    "main",
+]
+
 log = logging.getLogger("monologue")
 
 
@@ -105,7 +111,7 @@ def cli(verbose: bool) -> None:
 
 
 @cli.command("plugins")
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per plugin.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON array of plugins.")
 @click.option("--hook", "hook", metavar="NAME", help="Only plugins implementing this hook.")
 def plugins_command(as_json: bool, hook: str | None) -> None:
     """List plugins: name, distribution, version, hooks and status.
@@ -118,8 +124,7 @@ def plugins_command(as_json: bool, hook: str | None) -> None:
         raise click.BadParameter(f"no hook named {hook!r}", param_hint="--hook")
     rows = [row for row in manager.plugin_infos() if hook is None or hook in row.hooks]
     if as_json:
-        for row in rows:
-            click.echo(row.model_dump_json())
+        click.echo(json.dumps([row.model_dump(mode="json") for row in rows], indent=2))
         return
     if not rows:
         click.echo("no plugins" + (f" implement {hook}" if hook else " are installed"))
@@ -135,19 +140,43 @@ def plugins_command(as_json: bool, hook: str | None) -> None:
 @cli.command("config")
 @click.option("--json", "as_json", is_flag=True, help="Print the settings as one JSON object.")
 def config_command(as_json: bool) -> None:
-    """Show the effective configuration and where each value comes from."""
-    from .config import describe_sources
+    """Show the effective configuration and where each value comes from.
 
-    rows = describe_sources()
+    Plugin settings are listed after the core's, each with the plugin that reads it. A bad
+    value is reported in one line, naming the key, the value and where it came from.
+    """
+    from .config import describe_settings
+    from .errors import ConfigError
+
+    try:
+        rows = describe_settings(load_plugins().hooks.plugin_settings)
+    except ConfigError as exc:
+        click.echo(f"monologue: {exc}", err=True)
+        raise SystemExit(2) from None
     if as_json:
-        click.echo(
-            json.dumps(
-                {key: {"value": value, "source": src} for key, value, src in rows}, default=str
-            )
-        )
+        shown = {
+            row.key: {"value": row.value, "source": row.source}
+            | ({"plugin": row.plugin} if row.plugin else {})
+            for row in rows
+        }
+        click.echo(json.dumps(shown, default=str))
         return
-    for key, value, src in rows:
-        click.echo(f"{key:<20} {value!s:<24} {src}")
+    width = max(len(row.key) for row in rows)
+    for row in rows:
+        owner = f" ({row.plugin})" if row.plugin else ""
+        click.echo(f"{row.key:<{width}} {row.value!s:<24} {row.source}{owner}")
+
+
+def _add_viewing_commands() -> None:
+    # Their module imports only click; what they run (rich, pydantic, the pipeline) is
+    # imported when they run, so `monologue --help` stays fast.
+    from ._viewing import log_command, replay_command, watch_command
+
+    for command in (replay_command, watch_command, log_command):
+        cli.add_command(command)
+
+
+_add_viewing_commands()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -9,14 +9,20 @@ value remembers its source so that a bad one is reported as
 Keys that are not fields of ``MonologueConfig`` are kept as extras: they are plugin settings
 (``gate``, ``durability``, ...) that each plugin validates itself, read with
 :meth:`MonologueConfig.option`.
+
+A session never fails to start over a bad core setting: :func:`load_config` with
+``tolerant=True`` (what sessions use) logs one warning naming each bad setting and its
+source, and uses that setting's default. ``MONOLOGUE_STRICT_CONFIG=1`` makes it an error
+again; ``monologue config`` always reports it as one.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,9 +32,32 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from .errors import ConfigError
 
+log = logging.getLogger("monologue.config")
+
+__all__ = [
+    "CONFIG_FILE_NAME",
+    "ENV_PREFIX",
+    "FIELD_NAMES",
+    "NON_CONFIG_ENV",
+    "Layer",
+    "MonologueConfig",
+    "PluginSettings",
+    "Preset",
+    "SettingRow",
+    "cli_overrides",
+    "describe_settings",
+    "env_layer",
+    "file_layer",
+    "find_config_file",
+    "load_config",
+    "merge_layers",
+]
+
 ENV_PREFIX = "MONOLOGUE_"
-# Environment variables that steer plugin loading, not a session's configuration.
-NON_CONFIG_ENV = frozenset({"STRICT_PLUGINS", "LOAD_PLUGINS", "DISABLE_PLUGINS", "NO_CONFIG_FILE"})
+# Environment variables that steer loading, not a session's configuration.
+NON_CONFIG_ENV = frozenset(
+    {"STRICT_PLUGINS", "LOAD_PLUGINS", "DISABLE_PLUGINS", "NO_CONFIG_FILE", "STRICT_CONFIG"}
+)
 CONFIG_FILE_NAME = "monologue.toml"
 
 Preset = Literal["default", "terse", "verbose"]
@@ -46,7 +75,8 @@ class MonologueConfig(BaseModel):
     buffer_cap: int = Field(
         200,
         ge=1,
-        description="Hard cap on buffered events; the oldest beyond it are dropped and counted.",
+        description="Cap on buffered events; the oldest beyond it fold into a digest that "
+        "the next narrative covers.",
     )
     history_size: int = Field(5, ge=0, description="Narratives kept as history for the narrator.")
     narrator: str = Field("auto", description="Narrator plugin name, 'auto', or 'none'.")
@@ -54,8 +84,18 @@ class MonologueConfig(BaseModel):
     preset: Preset = Field("default", description="Narration style: default, terse, verbose.")
     system_prompt: str | None = Field(None, description="Replaces the preset's system prompt.")
     throttle_ms: int = Field(0, ge=0, description="Minimum time between two narratives.")
-    narrate_timeout_s: float = Field(
-        10.0, gt=0, description="Longest wait for one narration; bounds the final flush too."
+    narrate_timeout_s: float = Field(10.0, gt=0, description="Longest wait for one narration.")
+    final_wait_s: float = Field(
+        3.0,
+        gt=0,
+        description="Longest a closing session (a decorated call's end) waits for the final "
+        "narrative; a later one is dropped with a narration_suppressed reason.",
+    )
+    narrator_stuck_limit: int = Field(
+        3,
+        ge=1,
+        description="Calls of one narrator still running at twice narrate_timeout_s before "
+        "narration with it pauses (until they return).",
     )
     on_narrator_error: Literal["keep", "drop"] = Field(
         "keep", description="What a failed narration does with its events."
@@ -199,25 +239,75 @@ def load_config(
     source: str = "session() arguments",
     start: Path | None = None,
     environ: Mapping[str, str] | None = None,
+    tolerant: bool = False,
 ) -> MonologueConfig:
-    """Merge every source (see module docstring) into a validated ``MonologueConfig``."""
+    """Merge every source (see module docstring) into a validated ``MonologueConfig``.
+
+    A bad value raises :class:`ConfigError`; with ``tolerant`` (unless
+    ``MONOLOGUE_STRICT_CONFIG`` is set) it is logged and replaced by its default instead.
+    """
     layers = [file_layer(start), env_layer(environ), _cli_layer]
     if overrides:
         layers.append(Layer(source, {_normalise_key(k): v for k, v in overrides.items()}))
-    return merge_layers([layer for layer in layers if layer is not None])
+    strict = not tolerant or _strict(os.environ if environ is None else environ)
+    return merge_layers([layer for layer in layers if layer is not None], tolerant=not strict)
 
 
-def merge_layers(layers: list[Layer]) -> MonologueConfig:
+def _strict(environ: Mapping[str, str]) -> bool:
+    return environ.get(f"{ENV_PREFIX}STRICT_CONFIG", "").strip().lower() not in _OFF
+
+
+_OFF = ("", "0", "false", "no", "off")
+_warned: set[str] = set()
+_warned_lock = threading.Lock()
+
+
+def merge_layers(layers: list[Layer], *, tolerant: bool = False) -> MonologueConfig:
+    """Validate the layers merged (later ones win); see :func:`load_config` for ``tolerant``."""
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     for layer in layers:
         for key, value in layer.values.items():
             values[key] = value
             sources[key] = layer.source
-    try:
-        return MonologueConfig.model_validate(values)
-    except ValidationError as exc:
-        raise ConfigError(_explain(exc, values, sources)) from None
+    while True:
+        try:
+            return MonologueConfig.model_validate(values)
+        except ValidationError as exc:
+            problem = _explain(exc, values, sources)
+            culprits = _culprits(exc, values, sources) if tolerant else []
+            if not culprits:
+                raise ConfigError(problem) from None
+            defaults = ", ".join(
+                f"{key} ({MonologueConfig.model_fields[key].default!r})" for key in culprits
+            )
+            _warn_once(
+                f"{problem}; the session uses the default for {defaults} "
+                f"(set {ENV_PREFIX}STRICT_CONFIG=1 to make this an error)"
+            )
+            for key in culprits:
+                del values[key]
+
+
+def _culprits(exc: ValidationError, values: dict[str, Any], sources: dict[str, str]) -> list[str]:
+    """The given settings a validation error blames: its field, or the fields a
+    cross-field message names."""
+    found: set[str] = set()
+    for error in exc.errors(include_url=False):
+        key = str(error["loc"][0]) if error["loc"] else ""
+        if key:
+            found.add(key)
+        else:
+            found.update(k for k in FIELD_NAMES if k in str(error["msg"]) and k in sources)
+    return sorted(key for key in found if key in values and key in FIELD_NAMES)
+
+
+def _warn_once(message: str) -> None:
+    with _warned_lock:
+        if message in _warned:
+            return
+        _warned.add(message)
+    log.warning("%s", message)
 
 
 def _explain(exc: ValidationError, values: dict[str, Any], sources: dict[str, str]) -> str:
@@ -236,16 +326,47 @@ def _explain(exc: ValidationError, values: dict[str, Any], sources: dict[str, st
     return "invalid monologue configuration: " + "; ".join(problems)
 
 
-def describe_sources(overrides: Mapping[str, Any] | None = None) -> list[tuple[str, Any, str]]:
-    """``(key, value, source)`` for every effective setting, for ``monologue config``."""
-    layers = [Layer("default", MonologueConfig().model_dump())]
-    layers += [x for x in (file_layer(), env_layer(), _cli_layer) if x is not None]
+@dataclass(frozen=True)
+class SettingRow:
+    """One line of ``monologue config``: a key, its effective value and where it came from;
+    ``plugin`` names the plugin that reads a plugin setting."""
+
+    key: str
+    value: Any
+    source: str
+    plugin: str | None = None
+
+
+PluginSettings = Callable[[MonologueConfig], dict[str, dict[str, Any]]]
+
+
+def describe_settings(
+    plugin_settings: PluginSettings | None = None, overrides: Mapping[str, Any] | None = None
+) -> list[SettingRow]:
+    """Every effective setting for ``monologue config``: the core's, then each plugin's (as
+    ``plugin_settings(config)`` validates them), then keys no plugin claims. A bad value
+    raises :class:`ConfigError` naming it."""
+    layers = [x for x in (file_layer(), env_layer(), _cli_layer) if x is not None]
     if overrides:
-        layers.append(Layer("arguments", dict(overrides)))
-    merged: dict[str, tuple[Any, str]] = {}
+        layers.append(Layer("arguments", {_normalise_key(k): v for k, v in overrides.items()}))
+    given: dict[str, tuple[Any, str]] = {}
     for layer in layers:
         for key, value in layer.values.items():
-            merged[key] = (value, layer.source)
-    config = merge_layers(layers[1:])
+            given[key] = (value, layer.source)
+    config = merge_layers(layers)
     effective = config.model_dump()
-    return [(key, effective.get(key, value), src) for key, (value, src) in sorted(merged.items())]
+    rows = [
+        SettingRow(key, effective[key], given.get(key, (None, "default"))[1])
+        for key in sorted(FIELD_NAMES)
+    ]
+    claimed = plugin_settings(config) if plugin_settings is not None else {}
+    for plugin, settings in sorted(claimed.items()):
+        for key, value in settings.items():
+            rows.append(SettingRow(key, value, given.get(key, (None, "default"))[1], plugin))
+    shown = {row.key for row in rows}
+    rows += [
+        SettingRow(key, value, source)
+        for key, (value, source) in sorted(given.items())
+        if key not in shown
+    ]
+    return rows

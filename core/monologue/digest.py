@@ -3,11 +3,17 @@
 A model narrator needs the gist of each event, not its bytes: the tool name, the salient
 input (a path, a command, a pattern, a query, a URL), a truncated result, and whether it
 failed. Everything here is redacted first (see :mod:`monologue.redact`).
+
+What a batch's results show is precomputed too (:func:`outcome_facts`), so that no narrator
+has to infer an outcome: a command sent to the background has only started, a call without
+its result is still running, calls cancelled because a parallel sibling failed are one
+consequence of that failure, a call the user declined did not run.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -16,6 +22,32 @@ from .redact import redact
 
 if TYPE_CHECKING:
     from .events import Event
+
+__all__ = [
+    "SALIENT_KEYS",
+    "EventDigest",
+    "as_text",
+    "digest_events",
+    "is_backgrounded",
+    "is_cancelled",
+    "is_declined",
+    "is_interruption",
+    "outcome_facts",
+    "salient_input",
+    "truncate",
+]
+
+_BACKGROUND = re.compile(
+    r"^\s*(?:Command running in background with ID:|Async agent launched)", re.IGNORECASE
+)
+_JOB_RUNNING = re.compile(r"<status>\s*running\s*</status>")
+_CANCELLED = "Sibling tool call errored"
+_DECLINED = (
+    "The user doesn't want to proceed with this tool use",
+    "[Request interrupted by user for tool use]",
+)
+_INTERRUPTED = "[Request interrupted by user"
+_JOB_TOOLS = frozenset({"TaskOutput", "BashOutput", "AgentOutputTool"})
 
 SALIENT_KEYS = (
     "file_path",
@@ -139,3 +171,82 @@ def digest_events(
             digest.text = truncate(redact(as_text(raw)).strip(), text_limit)
         out.append(digest)
     return out
+
+
+def is_backgrounded(tool_input: dict[str, Any], output: str | None) -> bool:
+    """A command or sub-agent sent to the background (Claude Code's ``run_in_background``,
+    or a result saying so): its result says it started, not how it went."""
+    if tool_input.get("run_in_background"):
+        return True
+    return output is not None and bool(_BACKGROUND.match(output))
+
+
+def is_cancelled(output: str, is_error: bool) -> bool:
+    """A call cancelled because a sibling called in parallel failed: not a failure of its own."""
+    return is_error and _CANCELLED in output
+
+
+def is_declined(output: str, is_error: bool) -> bool:
+    """A call the user refused to let run."""
+    return is_error and output.lstrip().startswith(_DECLINED)
+
+
+def is_interruption(text: str) -> bool:
+    """A user message that is Claude Code's note of the user interrupting the agent."""
+    return text.lstrip().startswith(_INTERRUPTED)
+
+
+def outcome_facts(events: list[Event], limit: int = 12) -> list[str]:
+    """What the results in ``events`` show and do not show, one plain sentence each, for a
+    narrator that must state no outcome the events do not show (at most ``limit``)."""
+    calls: dict[str, Event] = {}
+    answered: set[str] = set()
+    facts: list[str] = []
+    cancelled: list[str] = []
+    failed: list[str] = []
+    for event in events:
+        data = event.data
+        if event.type == "tool_call":
+            calls[str(data.get("tool_use_id"))] = event
+        elif event.type == "tool_result":
+            use_id = str(data.get("tool_use_id"))
+            answered.add(use_id)
+            call = calls.get(use_id)
+            tool_input = (call.data.get("input") if call else None) or {}
+            tool = data.get("tool_name") or (call.data.get("tool_name") if call else None)
+            what = _named(tool, call)
+            output, is_error = as_text(data.get("output")), bool(data.get("is_error"))
+            if is_cancelled(output, is_error):
+                cancelled.append(what)
+            elif is_declined(output, is_error):
+                facts.append(f"The user declined {what}: it did not run.")
+            elif is_error:
+                failed.append(what)
+                facts.append(f"{what} failed.")
+            elif is_backgrounded(tool_input, output):
+                facts.append(
+                    f"{what} was only started in the background: its outcome is not known "
+                    "yet (say it started; never that it passed or succeeded)."
+                )
+            elif tool in _JOB_TOOLS and _JOB_RUNNING.search(output):
+                facts.append(f"{what} shows the background job is still running.")
+        elif event.type == "user_message" and is_interruption(str(data.get("text", ""))):
+            facts.append("The user interrupted the agent.")
+    for use_id, call in calls.items():
+        if use_id not in answered:
+            what = _named(call.data.get("tool_name"), call)
+            facts.append(f"{what} is still running: no result yet (state no outcome for it).")
+    if cancelled:
+        cause = f"{failed[0]} failed" if failed else "a parallel call failed earlier"
+        facts.append(
+            f"{len(cancelled)} parallel call(s) were cancelled because {cause}: "
+            f"{'; '.join(cancelled[:5])}. Say this once, as that failure's consequence, not "
+            "as failures of their own."
+        )
+    return facts[:limit]
+
+
+def _named(tool: Any, call: Event | None) -> str:
+    detail = salient_input(call.data.get("input") or {}, 80) if call else ""
+    name = str(tool or "a tool")
+    return f"{name} ({detail})" if detail else name

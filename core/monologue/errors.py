@@ -4,6 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+__all__ = [
+    "ConfigError",
+    "EventValidationError",
+    "MonologueError",
+    "NarratorFailure",
+    "NarratorUnavailable",
+    "NotMyFormat",
+    "PluginLoadError",
+    "RecordingError",
+    "UnknownFormat",
+]
+
 
 class MonologueError(Exception):
     """Base class of every error monologue raises on purpose."""
@@ -15,6 +27,13 @@ class ConfigError(MonologueError, ValueError):
 
 class PluginLoadError(MonologueError):
     """A plugin could not be loaded or registered (raised in strict mode, or on a bad hookimpl)."""
+
+
+class NarratorFailure(MonologueError):
+    """An expected failure of a narrator: the service refused (429, 529, 5xx), timed out or
+    could not be reached. Narrator plugins raise a subclass of it for such failures; the
+    core logs one WARNING line (what failed, what happens next) and keeps the traceback for
+    DEBUG. Any other exception from ``narrate`` is reported as a bug, with its traceback."""
 
 
 class NarratorUnavailable(ConfigError):
@@ -42,3 +61,28 @@ class RecordingError(MonologueError, ValueError):
         self.path = Path(path)
         self.line = line
         self.problem = problem
+
+
+class NotMyFormat(MonologueError):
+    """Raised by a ``load_session`` (or ``line_parser``) implementation instead of returning
+    ``None``, to say why a file is not in its format (``"not JSON: starts with 'diff'"``,
+    ``"a JSON object without 'trajectory'"``). Returning ``None`` still works; the reason just
+    makes the "unknown format" error say why each reader refused."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class UnknownFormat(RecordingError):
+    """No installed reader recognised a file. ``refusals`` maps each reader (plugin name) to
+    why it refused; the message lists them, one per line."""
+
+    def __init__(self, path: str | Path, refusals: dict[str, str]) -> None:
+        if refusals:
+            tried = "".join(f"\n  - {name}: {why}" for name, why in refusals.items())
+            problem = f"unknown format; the readers tried said:{tried}"
+        else:
+            problem = "unknown format: no reader plugin is installed"
+        super().__init__(path, None, problem)
+        self.refusals = dict(refusals)

@@ -2,15 +2,17 @@
 
 ``Event.data`` stays a plain dict (``call.data["tool_use_id"]`` is the documented way to read
 it), but for every known ``type`` it is validated against a payload model on the way in, so
-a bad payload fails where it enters with an error that names the field. Unknown types are
-plugins' business: their data is kept exactly as given, so they round-trip unchanged.
+a bad payload fails where it enters with an error that names the field. Plugins register
+their own types (``register_event_types``; the runtime's ``agent_update``, the gate's
+``summary_refresh``) with a payload model; a type nobody registered keeps its data exactly
+as given, so it round-trips unchanged.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, Final, Literal, TypeVar, get_args
+from typing import Any, Final, Literal, TypeVar
 
 from pydantic import (
     AwareDatetime,
@@ -25,8 +27,38 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from ._event_types import EventTypes
+from ._ids import new_id
 from .errors import EventValidationError
-from .ids import new_id
+
+__all__ = [
+    "FOLDED_TYPE",
+    "FORMAT_VERSION",
+    "KNOWN_TYPES",
+    "PAYLOADS",
+    "CompletionData",
+    "ErrorData",
+    "Event",
+    "EventType",
+    "EventsFoldedData",
+    "HintData",
+    "NarrationSuppressedData",
+    "NarrativeData",
+    "Payload",
+    "RecordingHeader",
+    "TextData",
+    "ToolCallData",
+    "ToolResultData",
+    "Usage",
+    "UserMessageData",
+    "Visibility",
+    "describe_validation_error",
+    "new_id",
+    "register_event_type",
+    "silent_types",
+    "summarize_data",
+    "utcnow",
+]
 
 FORMAT_VERSION: Final = 1
 """Version of the recording format, written in every recording's header line."""
@@ -42,12 +74,10 @@ EventType = Literal[
     "error",
     "narrative",
     "narration_suppressed",
-    "summary_refresh",
-    "agent_update",
-    "agent_result",
     "user_message",
     "hint",
 ]
+"""The core's own event types; plugins add theirs with :func:`register_event_type`."""
 
 
 def utcnow() -> datetime:
@@ -110,17 +140,33 @@ class NarrationSuppressedData(Payload):
     reason: str
 
 
-class SummaryRefreshData(Payload):
-    summary_ref: str
+FOLDED_TYPE: Final = "events_folded"
+"""Given to a narrator as the first event of a batch: events the pending buffer folded."""
 
 
-class AgentUpdateData(Payload):
-    message: str
-    progress: float | None = None
+class EventsFoldedData(Payload):
+    """``events_folded``: events folded at ``buffer_cap`` into a bounded digest (never
+    dispatched or recorded; see docs/formats.md). ``ids`` lists them while ``ids_complete``;
+    the totals of files and commands are lower bounds when ``*_at_least``."""
 
-
-class AgentResultData(Payload):
-    outcome: str
+    text: str = ""
+    count: int = 0
+    first_id: str = ""
+    last_id: str = ""
+    first_ts: AwareDatetime | None = None
+    last_ts: AwareDatetime | None = None
+    ids: list[str] = Field(default_factory=list)
+    ids_complete: bool = True
+    types: dict[str, int] = Field(default_factory=dict)
+    tools: dict[str, int] = Field(default_factory=dict)
+    files: list[str] = Field(default_factory=list)
+    files_total: int = 0
+    files_at_least: bool = False
+    commands: list[str] = Field(default_factory=list)
+    commands_total: int = 0
+    commands_at_least: bool = False
+    errors: int = 0
+    error_samples: list[str] = Field(default_factory=list)
 
 
 class UserMessageData(Payload):
@@ -131,39 +177,37 @@ class HintData(Payload):
     name: str
 
 
-PAYLOADS: Final[dict[str, type[Payload]]] = {
-    "tool_call": ToolCallData,
-    "tool_result": ToolResultData,
-    "text": TextData,
-    "thinking": TextData,
-    "completion": CompletionData,
-    "error": ErrorData,
-    "narrative": NarrativeData,
-    "narration_suppressed": NarrationSuppressedData,
-    "summary_refresh": SummaryRefreshData,
-    "agent_update": AgentUpdateData,
-    "agent_result": AgentResultData,
-    "user_message": UserMessageData,
-    "hint": HintData,
-}
+_TYPES = EventTypes(
+    {
+        "tool_call": ToolCallData,
+        "tool_result": ToolResultData,
+        "text": TextData,
+        "thinking": TextData,
+        "completion": CompletionData,
+        "error": ErrorData,
+        "narrative": NarrativeData,
+        "narration_suppressed": NarrationSuppressedData,
+        "user_message": UserMessageData,
+        "hint": HintData,
+        FOLDED_TYPE: EventsFoldedData,
+    },
+    silent={"narrative", "narration_suppressed", FOLDED_TYPE},
+)
+
+PAYLOADS: Final = _TYPES.payloads
+"""Payload model by event type: the core's, then those plugins registered (a live dict)."""
 
 KNOWN_TYPES: Final = frozenset(PAYLOADS)
+"""The core's own types (see :data:`EventType`)."""
+
+_NESTED_PAYLOADS: Final = _TYPES.nested
+
+register_event_type = _TYPES.register
 
 
-def _holds_model(annotation: Any) -> bool:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return True
-    return any(_holds_model(arg) for arg in get_args(annotation))
-
-
-# Types whose payload holds a nested model (a narrative's usage) must be dumped to plain
-# dicts; the others are turned back into a dict straight from the validated fields, which
-# saves a microsecond on every event read or created.
-_NESTED_PAYLOADS: Final = frozenset(
-    name
-    for name, model in PAYLOADS.items()
-    if any(_holds_model(field.annotation) for field in model.model_fields.values())
-)
+def silent_types() -> set[str]:
+    """The live set of types that are never narrated (read it, never change it)."""
+    return _TYPES.silent
 
 
 def describe_validation_error(exc: ValidationError) -> tuple[str, str]:
@@ -290,8 +334,8 @@ class Event(BaseModel):
         return self.model_dump_json(exclude_none=False)
 
     @property
-    def payload(self) -> Payload | None:
-        """The typed payload for known types, ``None`` for plugin-defined ones."""
+    def payload(self) -> BaseModel | None:
+        """The typed payload of a registered type, ``None`` for a type nobody registered."""
         model = PAYLOADS.get(self.type)
         return model.model_validate(self.data) if model else None
 

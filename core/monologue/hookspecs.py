@@ -12,17 +12,41 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .markers import hookspec
+from ._markers import hookspec
 
 if TYPE_CHECKING:
     import click
 
+    from ._narration import Narration
+    from ._sessions import Session
+    from ._skills import SkillCall, SkillResult, SkillSpec
     from .config import MonologueConfig
     from .events import Event
     from .lines import LineParser
-    from .narration import Narration
-    from .sessions import Session
-    from .skills import SkillCall, SkillResult, SkillSpec
+
+__all__ = [
+    "adapt",
+    "control",
+    "describe_settings",
+    "execute_skill",
+    "line_parser",
+    "load_session",
+    "narrate",
+    "narrator_priority",
+    "narrator_unavailable",
+    "on_complete",
+    "on_event",
+    "on_narrative",
+    "on_session_start",
+    "on_text",
+    "on_tool_call",
+    "on_tool_result",
+    "plan",
+    "register_commands",
+    "register_event_types",
+    "register_skills",
+    "should_speak",
+]
 
 
 @hookspec
@@ -65,7 +89,10 @@ def should_speak(session: Session, event: Event) -> bool | str | None:
 
     ``True`` speak now, ``False`` hold, ``None`` no opinion; the first non-``None`` answer
     wins and no answer at all means hold. A non-empty string means *speak now* and names the
-    reason passed on to the narrator (the gate answers ``"gate"``). Whatever the answers, the
+    reason passed on to the narrator (the gate answers ``"gate: "`` and what called for
+    speech, e.g. ``"gate: tool failed: Bash"``). When several requests wait for one turn the
+    strongest reason is kept, in this order: ``buffer``, ``max_buffer``, any reason a plugin
+    names, ``idle``, ``final``. Whatever the answers, the
     core asks the narrator with reason ``max_buffer`` once ``max_buffer_size`` events wait,
     unless an implementation explicitly answered ``False``.
     """
@@ -79,9 +106,35 @@ def narrate(
 
     Runs on a worker thread, never on the agent's path. ``history`` holds the last
     ``history_size`` narratives, oldest first; ``reason`` is ``buffer``, ``max_buffer``,
-    ``final``, ``idle`` or ``gate``; ``session.is_first`` is true until a narrative has been
-    delivered. Return the text or a :class:`~monologue.Narration` (text, model, usage);
-    ``None``, ``""`` or ``"..."`` mean *wait*: the events stay buffered for the next call.
+    ``final``, ``idle``, or the reason a ``should_speak`` plugin named (the gate's);
+    ``session.is_first`` is true until a narrative has been delivered. Return the text or a
+    :class:`~monologue.Narration` (text, model, usage); ``None``, ``""`` or ``"..."`` mean
+    *wait*: the events stay buffered for the next call.
+    """
+
+
+@hookspec(firstresult=True)
+def narrator_priority() -> int | None:
+    """Asked of each narrator plugin when a session with ``narrator = "auto"`` starts.
+
+    Return a number: ``auto`` picks the usable narrator (see ``narrator_unavailable``) with
+    the highest one, ties broken by plugin name. ``None``, or no implementation, keeps the
+    narrator out of ``auto``; it can still be named explicitly. The offline template narrator
+    answers 0; a model-backed narrator answers more, to be preferred when it can run.
+    """
+
+
+@hookspec
+def register_event_types(register: Callable[..., None]) -> None:
+    """Declare the event types your plugin emits: ``register(name, payload, narrated=True)``.
+
+    ``payload`` is a pydantic model; events of that type are validated against it wherever
+    they are created or read, and a bad one raises
+    :class:`~monologue.errors.EventValidationError` naming the field. ``narrated=False``
+    types are recorded and seen by ``on_event`` but never buffered for the narrator. Called
+    before a plugin manager's first session starts or first file is read (not at plugin
+    load, so import your models inside the implementation); a type another plugin already
+    registered with a different model is reported against you and skipped.
     """
 
 
@@ -111,6 +164,37 @@ def execute_skill(session: Session | None, call: SkillCall, state: Any) -> Skill
 
 
 @hookspec(firstresult=True)
+def plan(session: Session | None, context: Any) -> Any:
+    """Propose a plan for ``context`` (first answer wins), or ``None`` to let the next planner.
+
+    Fires when monologue-skills needs a plan (``monologue skills plan --goal``, or a caller of
+    its planning API). ``context`` carries the goal, recent events, narrative history, the
+    session's state and the registered skills, a ``check(candidate)`` method giving
+    ``(plan, problems)`` and ``plan_schema()`` (the plan's JSON Schema). Return a ``Plan``
+    (or a mapping of its shape,
+    ``{"actions": [{"id", "skill", "parameters", "depends_on"}]}``); the caller validates it
+    again before anything runs. An exception is reported and the next planner is asked.
+    """
+
+
+@hookspec(firstresult=True)
+def control(session: Session, context: Any) -> dict[str, Any] | None:
+    """Decide whether the narrator speaks now, for a gate that asks a controller.
+
+    Fires on the agent's thread when monologue-gate (``gate = "llm"``) would otherwise hold
+    a batch: when the held events reach ``min_buffer_size``, then every ``max_buffer_size``
+    more. ``context`` carries ``prompt`` (``prompts/controller.md`` rendered: the policy,
+    rolling summaries, hints and the newest events fenced as data), ``answer_schema`` (the
+    answer's JSON Schema), ``timeout_s`` (finish within it) and ``problem(text)``, to say
+    why you could not answer. Return the answer, ``{"speak_now", "actions", "notes"}``, as
+    a dict: the caller validates it against the schema, and a malformed answer means hold,
+    recorded with what is wrong. ``None`` lets the next controller answer; when none does,
+    the gate holds and records the problems reported. An exception is reported and the next
+    controller is asked.
+    """
+
+
+@hookspec(firstresult=True)
 def adapt(obj: Any, session: Session | None) -> list[Event] | None:
     """Turn a foreign object (an SDK message, a stream event, a dict) into events.
 
@@ -136,6 +220,17 @@ def load_session(path: Path) -> Iterable[Event] | None:
 def line_parser(path: Path) -> LineParser | None:
     """A parser to follow ``path`` line by line as it grows (``monologue watch``), if it is in
     your format and your format can be read incrementally; else ``None``.
+    """
+
+
+@hookspec
+def describe_settings(config: MonologueConfig) -> dict[str, Any] | None:
+    """Your plugin's settings in ``config``, validated: ``{key: effective value}``.
+
+    ``monologue config`` calls it to list plugin settings (with their defaults) beside the
+    core's and to check them. Raise :class:`~monologue.errors.ConfigError` naming the key
+    and the bad value, as at session start; it is printed as one line. Return ``None`` when
+    you have no settings.
     """
 
 

@@ -1,12 +1,28 @@
 """Reading session files a line at a time: the size limit every reader applies, and what an
-incremental parser (the ``line_parser`` hook, used by ``monologue watch``) looks like."""
+incremental parser (the ``line_parser`` hook, used by ``monologue watch``) looks like, and
+reading a whole-JSON session file with errors that name the line or the JSON path."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final, Protocol
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 if TYPE_CHECKING:
     from .events import Event
+
+__all__ = [
+    "MAX_DOCUMENT_BYTES",
+    "MAX_LINE_BYTES",
+    "SNIFF_BYTES",
+    "LineParser",
+    "json_line",
+    "json_path",
+    "load_json_document",
+    "parse_lines",
+    "sniff",
+]
 
 MAX_LINE_BYTES: Final = 8 << 20
 """Readers refuse longer lines: a damaged or hostile file must not make them load a huge line
@@ -21,3 +37,103 @@ class LineParser(Protocol):
         """The events of one complete line (without its newline); ``lineno`` is 1-based.
         A bad line raises :class:`~monologue.errors.RecordingError` naming the line."""
         ...
+
+
+MAX_DOCUMENT_BYTES: Final = 512 << 20
+"""Readers of whole-JSON session files (a SWE-agent ``.traj``, an OpenHands event list) refuse
+larger files rather than load them into memory."""
+
+
+def json_path(loc: tuple[str | int, ...] | list[str | int]) -> str:
+    """A pydantic error location as a JSON path: ``("trajectory", 3, "action")`` ->
+    ``trajectory[3].action`` (``$`` for the document itself)."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "$"
+
+
+def load_json_document(path: Path, *, max_bytes: int = MAX_DOCUMENT_BYTES) -> Any:
+    """The JSON value a whole file holds. A file that cannot be read, is too large, is not
+    UTF-8 or not JSON (a truncated file, say) raises
+    :class:`~monologue.errors.RecordingError` naming the line and column."""
+    from .errors import RecordingError
+
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise RecordingError(path, None, f"file is larger than {max_bytes:,} bytes")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise RecordingError(path, None, f"cannot read: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise RecordingError(path, line, f"invalid UTF-8 at byte {exc.start}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        problem = f"invalid JSON: {exc.msg} (column {exc.colno})"
+        if exc.lineno > text.rstrip().count("\n"):
+            problem += "; the document ends here unfinished: is the file truncated?"
+        raise RecordingError(path, exc.lineno, problem) from None
+    except RecursionError:
+        raise RecordingError(path, None, "invalid JSON: nested too deeply") from None
+
+
+SNIFF_BYTES: Final = 64 * 1024
+"""How much of a file readers look at to recognise their format."""
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def sniff(path: Path, size: int = SNIFF_BYTES) -> bytes:
+    """The first bytes of ``path``, without a UTF-8 BOM and leading whitespace, to recognise
+    its format by. A file that cannot be read raises
+    :class:`~monologue.errors.NotMyFormat` saying why (for ``load_session`` refusals)."""
+    from .errors import NotMyFormat
+
+    try:
+        with path.open("rb") as handle:
+            return handle.read(size).removeprefix(_BOM).lstrip()
+    except OSError as exc:
+        raise NotMyFormat(f"cannot read: {exc.strerror or exc}") from None
+
+
+def json_line(path: Path, line: bytes, lineno: int, max_line_bytes: int = MAX_LINE_BYTES) -> Any:
+    """One line of a JSON-lines file, decoded (``None`` for a blank line). A line too long
+    or not JSON raises :class:`~monologue.errors.RecordingError` naming it."""
+    from .errors import RecordingError
+
+    raw = line.rstrip(b"\r\n").removeprefix(_BOM)
+    if len(raw) > max_line_bytes:
+        raise RecordingError(path, lineno, f"line is longer than {max_line_bytes:,} bytes")
+    if not raw.strip():
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError as exc:
+        raise RecordingError(path, lineno, f"invalid JSON: {exc}") from None
+    except RecursionError:
+        raise RecordingError(path, lineno, "invalid JSON: nested too deeply") from None
+
+
+def parse_lines(
+    path: Path, parser: LineParser, max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[Event]:
+    """Every event of a whole JSON-lines file, fed line by line to ``parser``: the way a
+    reader whose format can be followed (``line_parser``) reads it whole too."""
+    from .errors import RecordingError
+
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise RecordingError(path, None, f"cannot read: {exc.strerror or exc}") from None
+    with handle:
+        lineno = 0
+        # A line cut at the limit is too long for the parser's size check: the rest of it
+        # is never read.
+        while line := handle.readline(max_line_bytes + 2):
+            lineno += 1
+            yield from parser.feed(line, lineno)

@@ -23,12 +23,21 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from . import hookspecs
+from ._markers import PROJECT_NAME
 from .errors import PluginLoadError
-from .markers import PROJECT_NAME
 
 if TYPE_CHECKING:
-    from .hooks import Hooks
-    from .listing import PluginInfo
+    from ._hooks import Hooks
+    from ._listing import PluginInfo
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "MonologuePluginManager",
+    "PluginFailure",
+    "PluginWarning",
+    "get_plugin_manager",
+    "use_plugin_manager",
+]
 
 ENTRY_POINT_GROUP = "monologue"
 log = logging.getLogger("monologue.plugins")
@@ -76,7 +85,7 @@ class MonologuePluginManager(pluggy.PluginManager):
     def hooks(self) -> Hooks:
         """The typed facade business code calls hooks through."""
         if self._hooks is None:
-            from .hooks import Hooks
+            from ._hooks import Hooks
 
             self._hooks = Hooks(self)
         return self._hooks
@@ -158,7 +167,7 @@ class MonologuePluginManager(pluggy.PluginManager):
 
     def plugin_infos(self) -> list[PluginInfo]:
         """Every registered or failed plugin, sorted by name."""
-        from .listing import PluginInfo
+        from ._listing import PluginInfo
 
         rows = [
             PluginInfo(

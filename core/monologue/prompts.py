@@ -16,6 +16,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import jinja2
 
+__all__ = [
+    "get_template",
+    "render_parts",
+    "render_prompt",
+    "shipped_prompts_dir",
+]
+
 _PART_MARKER = re.compile(r"^[ \t]*<!-- part: ([\w-]+) -->[ \t]*$", re.MULTILINE)
 
 

@@ -19,22 +19,39 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .markers import hookimpl
+from ._dists import installed_plugins
+from ._markers import hookimpl
 from .plugins import ENTRY_POINT_GROUP
 
 if TYPE_CHECKING:
+    from click.testing import Result
+
+    from ._hooks import Hooks
+    from ._narration import Narration
+    from ._sessions import Session
     from .events import Event
-    from .hooks import Hooks
-    from .narration import Narration
     from .plugins import MonologuePluginManager
-    from .sessions import Session
+
+__all__ = [
+    "WAIT",
+    "Hang",
+    "MockNarrator",
+    "NarrateCall",
+    "PluginSandbox",
+    "Replayed",
+    "installed_plugins",
+    "mock_narrator",
+    "monologue_cli",
+    "monologue_plugins",
+]
 
 WAIT = "..."
 """A mock answer meaning *keep buffering*."""
@@ -80,9 +97,49 @@ class PluginSandbox:
 
     def session(self, agent: str = "test-agent", **config: Any) -> Session:
         """A session bound to this sandbox's plugins."""
-        from .sessions import Session
+        from ._sessions import Session
 
         return Session(agent, pm=self.pm, **config)
+
+    def replay(
+        self, source: Iterable[Event] | Path, agent: str = "replayed", **config: Any
+    ) -> Replayed:
+        """Feed ``source`` (events, or a file read by whichever reader recognises it) to a
+        fresh session as an instant ``monologue replay`` does (waiting for each narration
+        turn; the session's close completes it): what was read, dispatched and narrated, to
+        check what each narrative covers."""
+        replayed = Replayed()
+        if isinstance(source, Path):
+            events, replayed.reader = self.hooks.open_session(source)
+        else:
+            events = source
+        with self.session(agent, **config) as session:
+            session.subscribe(replayed.narratives.append)
+            for event in events:
+                if event.type != "completion":
+                    replayed.events.append(session.dispatch(event))
+                    session.wait_idle(30)
+        return replayed
+
+
+@dataclass
+class Replayed:
+    """The events a :meth:`PluginSandbox.replay` dispatched and the narratives delivered."""
+
+    events: list[Event] = field(default_factory=list)
+    narratives: list[Event] = field(default_factory=list)
+    reader: str | None = None
+    """The plugin that read the file, when a file was replayed."""
+
+    def of_type(self, kind: str) -> list[Event]:
+        return [event for event in self.events if event.type == kind]
+
+    def narrative_of(self, event: Event) -> str | None:
+        """The text of the narrative that covers ``event`` (``None``: none does)."""
+        for narrative in self.narratives:
+            if event.id in narrative.data["covers"]:
+                return str(narrative.data["text"])
+        return None
 
 
 @pytest.fixture
@@ -193,3 +250,24 @@ def mock_narrator(
     monologue_plugins.register(narrator, "mock")
     monkeypatch.setenv("MONOLOGUE_NARRATOR", "mock")
     return narrator
+
+
+@pytest.fixture
+def monologue_cli(monologue_plugins: PluginSandbox) -> Iterator[Callable[..., Result]]:
+    """``monologue_cli("replay", path)`` runs the ``monologue`` command in-process against
+    this test's plugins and returns click's ``Result`` (``stdout`` and ``stderr`` apart);
+    exceptions propagate. The logging the command sets up is undone after the test."""
+    import logging
+
+    from click.testing import CliRunner
+
+    from .cli import cli
+
+    logger = logging.getLogger("monologue")
+    saved = (logger.handlers[:], logger.level, logger.propagate)
+
+    def run(*args: str) -> Result:
+        return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+    yield run
+    logger.handlers[:], logger.level, logger.propagate = saved

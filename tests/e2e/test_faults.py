@@ -255,8 +255,9 @@ def corrupt(path: Path, lineno: int, new_line: bytes | None, tmp_path: Path) -> 
     return out
 
 
-def replay(path: Path, env: dict[str, str]) -> tuple[int, dict[str, Any], str]:
-    done = run_command([str(MONOLOGUE), "replay", "--json", "--narrator", "none", str(path)], env)
+def replay(path: Path, env: dict[str, str], *options: str) -> tuple[int, dict[str, Any], str]:
+    command = [str(MONOLOGUE), "replay", "--json", "--narrator", "none", *options, str(path)]
+    done = run_command(command, env)
     summary = json.loads(done.stdout.splitlines()[-1])
     assert summary["kind"] == "summary"
     return done.returncode, summary, done.stderr
@@ -284,8 +285,13 @@ def test_a_corrupt_recording_names_file_and_line_and_keeps_what_came_before(
     recording, tmp_path, env, bad_line, problem
 ):
     bad = corrupt(recording, 6, bad_line, tmp_path)
-    code, summary, stderr = replay(bad, env)
+    code, summary, stderr = replay(bad, env, "--strict")  # without it: skipped, see below
     assert code == 1
     assert f"{bad}:6: " in stderr
     assert problem in stderr
     assert summary["events"] == 4  # lines 2 to 5, before the bad one, were all replayed
+
+    code, summary, stderr = replay(bad, env)
+    assert code == 0 and summary["skipped_lines"] == 1
+    assert f"{bad}:6: " in stderr and problem in stderr
+    assert summary["events"] == len(bad.read_bytes().splitlines()) - 2  # all but header, bad

@@ -1,8 +1,8 @@
 """End to end, through the installed `monologue` command: every example session and every
 Claude trace in ../shared replays, and the `--json` summary accounts for every tool call in
 the file (counted here by walking the file's JSON, not with the readers). `monologue watch`
-narrates a Claude Code transcript while it grows. Needs monologue-recorder, -claude and
--template installed (tox env e2e); the ../shared traces are skipped when absent."""
+narrates a Claude Code transcript while it grows. Needs monologue-claude and -template
+installed (tox env e2e); the ../shared traces are skipped when absent."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "sessions"
 SHARED = ROOT.parent / "shared" / "traces"
 MONOLOGUE = Path(sys.executable).with_name("monologue")
-NEEDED = {"recorder", "claude", "template"}
+NEEDED = {"claude", "template"}
 
 pytestmark = pytest.mark.skipif(
     not NEEDED.issubset(ep.name for ep in entry_points(group="monologue")),

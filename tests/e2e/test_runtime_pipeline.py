@@ -47,7 +47,7 @@ def test_task_lifecycle_is_recorded_gated_and_narrated(
     assert {e["visibility"] for e in runtime_events} == {"internal"}
     assert {e["visibility"] for e in events if e["type"] == "narrative"} == {"user"}
     # The gate made the narrator speak on the first result, before the session ended.
-    assert heard[0] == "gate"
+    assert heard[0] == "gate: agent result"
     texts = [e["data"]["text"] for e in events if e["type"] == "narrative"]
     assert any(f"finished task {build.id}: Wheel built." in t for t in texts)
     assert any(f"failed task {flaky.id}: sphinx is missing" in t for t in texts)

@@ -22,11 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 from monologue import hookimpl
 
+from .controller import control as control  # the `control` hook (gate = "llm")
+from .planner import plan as plan  # the `plan` hook; imports its work lazily
+
 if TYPE_CHECKING:
+    from monologue import Narration, Session
     from monologue.config import MonologueConfig
     from monologue.events import Event
-    from monologue.narration import Narration
-    from monologue.sessions import Session
 
 __all__ = ["adapt", "load_session", "narrate", "narrator_unavailable", "on_session_start"]
 
@@ -34,6 +36,12 @@ _NO_KEY = (
     "ANTHROPIC_API_KEY is not set: export your Anthropic API key, or choose "
     'narrator="template" for offline narration'
 )
+
+
+@hookimpl
+def narrator_priority() -> int:
+    # Preferred by narrator = "auto" over offline narrators whenever it can run.
+    return 100
 
 
 @hookimpl
@@ -50,16 +58,19 @@ def narrator_unavailable(config: MonologueConfig) -> str | None:
 
 
 @hookimpl
-def on_session_start(session: Session) -> None:
-    if session.narrator != "anthropic":
-        return
-    from .settings import api_key
-    from .state import settings_of
-    from .transport import warm_up
+def describe_settings(config: MonologueConfig) -> dict[str, Any]:
+    from .settings import PREFIX, AnthropicSettings
 
-    key = api_key()
-    if key is not None:
-        warm_up(key, settings_of(session).resolved_base_url())
+    settings = AnthropicSettings.from_config(config)
+    return {PREFIX + name: value for name, value in settings.model_dump().items()}
+
+
+@hookimpl
+def on_session_start(session: Session) -> None:
+    if session.narrator == "anthropic":
+        from .transport import warm_up
+
+        warm_up()
 
 
 @hookimpl

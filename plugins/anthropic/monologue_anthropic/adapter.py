@@ -28,7 +28,7 @@ from monologue.events import Event
 from .stream import HELPER_EVENT_TYPES, STREAM_EVENT_TYPES, StreamAssembler, StreamProblem
 
 if TYPE_CHECKING:
-    from monologue.sessions import Session
+    from monologue import Session
 
 log = logging.getLogger("monologue.anthropic")
 

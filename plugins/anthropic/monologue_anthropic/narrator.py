@@ -11,8 +11,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from monologue import Narration
 from monologue.events import Usage
-from monologue.narration import Narration
 
 from .models import resolve_model
 from .prompting import build_prompt
@@ -21,8 +21,8 @@ from .state import settings_of
 from .transport import NarrationError, create_message
 
 if TYPE_CHECKING:
+    from monologue import Session
     from monologue.events import Event
-    from monologue.sessions import Session
 
 _QUOTES = {'"': '"', "“": "”", "'": "'"}
 

@@ -7,6 +7,11 @@ the ``anthropic_*_limit`` settings, at most ``anthropic_max_events`` of them, an
 close the ``<events>`` section that marks them as untrusted data. The rendered user
 message is redacted once more as a whole, so nothing the template adds (agent name,
 history, what is running) can carry a secret out either.
+
+What the events' results show is precomputed (:func:`monologue.digest.outcome_facts`) and
+given to the template as ``outcomes``, so the model never has to infer an outcome: a
+background job only started, a call without a result is running, cancelled siblings are one
+consequence of one failure.
 """
 
 from __future__ import annotations
@@ -15,13 +20,19 @@ import re
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from monologue.digest import EventDigest, digest_events, salient_input, truncate
+from monologue.digest import (
+    EventDigest,
+    digest_events,
+    outcome_facts,
+    salient_input,
+    truncate,
+)
 from monologue.prompts import render_parts
 from monologue.redact import redact_text
 
 if TYPE_CHECKING:
+    from monologue import Session
     from monologue.events import Event
-    from monologue.sessions import Session
 
     from .settings import AnthropicSettings
 
@@ -29,12 +40,14 @@ HISTORY_LIMIT = 300
 """Characters of each earlier narrative shown as history."""
 
 _DATA_MARKER = re.compile(r"<(/?)(events)\b", re.IGNORECASE)
+_ESCAPED_BREAK = re.compile(r"(?:\\r)?\\n")
 
 
 def _defang(text: str) -> str:
     """One line, unable to open or close the section that marks events as data: a tool's
-    output can neither end that section nor pass itself off as a numbered event line."""
-    return _DATA_MARKER.sub(r"&lt;\1\2", " ".join(text.split()))
+    output can neither end that section nor pass itself off as a numbered event line.
+    Escaped line breaks (a literal ``\\n``) go too, so the model has none to copy."""
+    return _DATA_MARKER.sub(r"&lt;\1\2", " ".join(_ESCAPED_BREAK.sub(" ", text).split()))
 
 
 def event_lines(events: list[Event], agent: str, settings: AnthropicSettings) -> list[EventDigest]:
@@ -98,6 +111,7 @@ def build_prompt(
         final=reason == "final",
         reason=reason,
         running=still_running(session) if reason == "idle" else "",
+        outcomes=[_defang(fact) for fact in outcome_facts(events[-settings.max_events :])],
     )
     system = config.system_prompt.strip() if config.system_prompt else parts["system"]
     return {"system": system, "user": redact_text(parts["user"])}

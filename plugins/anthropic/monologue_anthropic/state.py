@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from monologue.sessions import Session
+    from monologue import Session
 
     from .settings import AnthropicSettings
     from .stream import StreamAssembler

@@ -1,24 +1,38 @@
-"""One Messages API call with this plugin's retry policy, on pooled SDK clients.
+"""One Messages API call with this plugin's retry policy and one hard deadline.
 
 The SDK's own retries are off (``max_retries=0``): it would also retry 408, 409 and
 connection errors, and would not know the narration deadline. Here only 429, 5xx and 529
 answers are retried, at most ``max_retries`` times, waiting what ``retry-after`` (or
 ``retry-after-ms``) asks, else ``backoff_s`` doubling per attempt, never more than
 ``max_backoff_s`` and never past the deadline: a wait that would end after it is not
-started. Each retry and the final failure are logged on ``monologue.anthropic``; the final
-failure is raised as :class:`NarrationError` for the core to record.
+started. Each retry is one WARNING line on ``monologue.anthropic`` (the status, and the
+retry to come); the final failure is raised as :class:`NarrationError`, a
+:class:`~monologue.errors.NarratorFailure`, which the core logs as one WARNING line saying
+what happens next (so it is logged here only at DEBUG).
+
+The deadline is enforced by the transport, not only by the client's timeouts: httpx's read
+timeout is per read, so a server that trickles one byte every half second would hold the
+request (and its thread and socket) forever. A timer closes the request's client when the
+deadline passes. Clients are therefore per thread: closing one ends only that thread's
+request, and a narration worker thread reuses its own client's connections otherwise.
+Closing a socket does not wake a thread blocked reading it, so the timer first shuts down
+the socket of the answer being read (httpx's ``network_stream`` response extension, taken
+by a response hook once the headers are in): the blocked read returns at once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import json
 import logging
+import socket
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+
+from monologue.errors import NarratorFailure
 
 if TYPE_CHECKING:
     import anthropic
@@ -27,48 +41,105 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("monologue.anthropic")
 
-MAX_CLIENTS = 8
-"""Clients kept for reuse (one per base URL and key); connection pools live in them."""
+_local = threading.local()
 
-_clients: OrderedDict[tuple[str | None, str], anthropic.Anthropic] = OrderedDict()
-_clients_lock = threading.Lock()
+_CLOSE_GRACE_S = 0.05
 
 
-class NarrationError(RuntimeError):
+class NarrationError(NarratorFailure, RuntimeError):
     """A narration request failed for good; the message says what the server did."""
 
 
+def _thread_clients() -> dict[tuple[str | None, str], anthropic.Anthropic]:
+    clients: dict[tuple[str | None, str], anthropic.Anthropic] | None = getattr(
+        _local, "clients", None
+    )
+    if clients is None:
+        clients = _local.clients = {}
+    return clients
+
+
 def get_client(api_key: str, base_url: str | None) -> anthropic.Anthropic:
-    """A shared client for ``(base_url, api_key)``: creating one per call is slow."""
-    key = (base_url, api_key)
-    with _clients_lock:
-        client = _clients.get(key)
-        if client is not None:
-            _clients.move_to_end(key)
-            return client
-    import anthropic  # outside the lock: the first import takes seconds
+    """This thread's client for ``(base_url, api_key)``: creating one per call is slow."""
+    clients = _thread_clients()
+    client = clients.get((base_url, api_key))
+    if client is None:
+        import anthropic
 
-    with _clients_lock:
-        client = _clients.get(key)
-        if client is None:
-            client = _clients[key] = anthropic.Anthropic(
-                api_key=api_key, base_url=base_url, max_retries=0
-            )
-            while len(_clients) > MAX_CLIENTS:
-                # Not closed: a session may still be using it; its pool goes with it.
-                _clients.popitem(last=False)
-        return client
+        client = clients[(base_url, api_key)] = anthropic.Anthropic(
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=0,
+            http_client=anthropic.DefaultHttpxClient(event_hooks={"response": [_watch_answer]}),
+        )
+    return client
 
 
-def warm_up(api_key: str, base_url: str | None) -> None:
-    """Import the SDK and create the client on a daemon thread, so that the first
-    narration does not pay for it (importing ``anthropic`` takes seconds)."""
-    with _clients_lock:
-        if (base_url, api_key) in _clients:
-            return
-    threading.Thread(
-        target=get_client, args=(api_key, base_url), name="monologue-anthropic-warm-up", daemon=True
-    ).start()
+def _discard_client(api_key: str, base_url: str | None) -> None:
+    client = _thread_clients().pop((base_url, api_key), None)
+    if client is not None:
+        client.close()
+
+
+def warm_up() -> None:
+    """Import the SDK on a daemon thread, so that the first narration does not pay for it
+    (importing ``anthropic`` takes seconds)."""
+    threading.Thread(target=_import_sdk, name="monologue-anthropic-warm-up", daemon=True).start()
+
+
+def _import_sdk() -> None:
+    import anthropic  # noqa: F401
+
+
+class _Deadline:
+    """Ends the request when ``seconds`` pass, unless cancelled first: shuts down the socket
+    of the answer being read, if any, and closes ``client``. The calling thread's current
+    deadline until cancelled."""
+
+    def __init__(self, seconds: float, client: anthropic.Anthropic) -> None:
+        self.fired = False
+        self._client = client
+        self._lock = threading.Lock()
+        self._socket: socket.socket | None = None
+        _local.deadline = self
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._socket = sock
+            fired = self.fired
+        if fired:
+            _shut_down(sock)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            sock = self._socket
+        if sock is not None:
+            _shut_down(sock)
+        self._client.close()
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+        _local.deadline = None
+
+
+def _watch_answer(response: Any) -> None:
+    """httpx response hook (headers received, body not yet read): the answer's socket is
+    handed to this thread's deadline."""
+    deadline: _Deadline | None = getattr(_local, "deadline", None)
+    stream = response.extensions.get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    if deadline is not None and isinstance(sock, socket.socket):
+        deadline.watch(sock)
+
+
+def _shut_down(sock: socket.socket) -> None:
+    # OSError: already closed by the other side, so nothing is blocked on it.
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
 
 
 def is_retryable(status: int) -> bool:
@@ -105,9 +176,23 @@ def describe(exc: BaseException, url: str) -> str:
         detail = error.get("message") or exc.message
         return f"HTTP {exc.status_code} {kind} from {url}: {detail}"
     if isinstance(exc, anthropic.APIConnectionError):
-        cause = exc.__cause__
-        return f"cannot connect to {url}: {cause or exc.message}"
+        return _connection_problem(exc, url)
     return f"malformed response from {url}: {type(exc).__name__}: {exc}"
+
+
+def _connection_problem(exc: BaseException, url: str) -> str:
+    """Tells a refused connection from one the server dropped, which ``APIConnectionError``
+    does not: the first is "cannot connect", the second a server that went away mid-answer.
+    Matched by name: the SDK's HTTP library is ``httpx`` or its fork ``httpx2`` by version."""
+    cause = exc.__cause__
+    kind = type(cause).__name__
+    if kind == "ConnectError":
+        return f"cannot connect to {url}: {cause}"
+    if kind == "RemoteProtocolError":
+        return f"the server at {url} closed the connection without a complete answer: {cause}"
+    if kind in ("ReadError", "WriteError"):
+        return f"the connection to {url} broke during the request: {cause}"
+    return f"connection to {url} failed: {cause or exc}"
 
 
 def create_message(
@@ -128,34 +213,49 @@ def create_message(
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise _give_up(f"no time left for a request to {url} (narrate_timeout_s)", attempt)
+        # A little after the client's own timeout, so that a silent server still gets the
+        # precise timeout error; the timer is for servers that keep the reads alive.
+        deadline_watch = _Deadline(remaining + _CLOSE_GRACE_S, client)
         try:
             message: anthropic.types.Message = client.messages.create(**request, timeout=remaining)
+        except anthropic.APIStatusError as exc:
+            problem = describe(exc, url)
+            delay, asked = _retry_delay(exc, problem, settings, attempt, deadline)
+        except anthropic.APIConnectionError as exc:
+            if deadline_watch.fired:
+                _discard_client(api_key, base_url)
+                problem = (
+                    f"no complete answer from {url} in {remaining:.2g} s, the time left before "
+                    "narrate_timeout_s; the connection was closed"
+                )
+            elif isinstance(exc, anthropic.APITimeoutError):
+                problem = (
+                    f"no answer from {url} in {remaining:.2g} s, the time left before "
+                    "narrate_timeout_s"
+                )
+            else:
+                problem = f"{describe(exc, url)} (not retried)"
+            raise _give_up(problem, attempt) from exc
+        except (anthropic.APIResponseValidationError, json.JSONDecodeError) as exc:
+            raise _give_up(f"{describe(exc, url)} (not retried)", attempt) from exc
+        else:
             if not isinstance(getattr(message, "content", None), list):
                 problem = f"malformed response from {url}: the JSON body is not a Message"
                 raise _give_up(f"{problem} (not retried)", attempt)
             return message
-        except anthropic.APIStatusError as exc:
-            problem = describe(exc, url)
-            delay, asked = _retry_delay(exc, problem, settings, attempt, deadline)
-            attempt += 1
-            log.warning(
-                "anthropic narrator: %s; retry %d/%d in %.3g s%s",
-                problem,
-                attempt,
-                settings.max_retries,
-                delay,
-                " (as retry-after asks)" if asked else "",
-            )
-            time.sleep(delay)
-        except anthropic.APITimeoutError as exc:
-            problem = (
-                f"no answer from {url} in {remaining:.2g} s, the time left before narrate_timeout_s"
-            )
-            raise _give_up(problem, attempt) from exc
-        except anthropic.APIConnectionError as exc:
-            raise _give_up(f"{describe(exc, url)} (not retried)", attempt) from exc
-        except (anthropic.APIResponseValidationError, json.JSONDecodeError) as exc:
-            raise _give_up(f"{describe(exc, url)} (not retried)", attempt) from exc
+        finally:
+            # Before any retry wait: a timer left running would close the next attempt's client.
+            deadline_watch.cancel()
+        attempt += 1
+        log.warning(
+            "anthropic narrator: %s; retry %d/%d in %.3g s%s",
+            problem,
+            attempt,
+            settings.max_retries,
+            delay,
+            " (as retry-after asks)" if asked else "",
+        )
+        time.sleep(delay)
 
 
 def _retry_delay(
@@ -193,5 +293,5 @@ def _retry_delay(
 
 def _give_up(problem: str, retries: int) -> NarrationError:
     attempts = f"{retries + 1} attempt{'s' if retries else ''}"
-    log.warning("anthropic narrator: giving up after %s: %s", attempts, problem)
+    log.debug("anthropic narrator: giving up after %s: %s", attempts, problem)
     return NarrationError(f"{problem} (after {attempts})")

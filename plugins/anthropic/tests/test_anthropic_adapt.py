@@ -13,7 +13,7 @@ from typing import Any
 import anthropic
 import pytest
 from anthropic.types import Message
-from monologue_anthropic.loopback import LoopbackAPI, Reply
+from monologue_anthropic.testing import LoopbackAPI, Reply
 
 from monologue import monologue
 from monologue.events import Event
@@ -149,7 +149,7 @@ def test_the_sdk_stream_helper_yields_each_event_once(
 
 
 def test_stream_events_as_dicts(adapting: PluginSandbox) -> None:
-    from monologue_anthropic.loopback import stream_events
+    from monologue_anthropic.testing import stream_events
 
     message = Message.model_validate(MESSAGE)
     with adapting.session("coder") as session:

@@ -12,7 +12,7 @@ import time
 
 import pytest
 from anthropic_fixtures import Observer
-from monologue_anthropic.loopback import LoopbackAPI, Reply, refused_base_url
+from monologue_anthropic.testing import LoopbackAPI, Reply, refused_base_url
 from monologue_anthropic.transport import NarrationError
 
 from monologue.events import Event
@@ -109,10 +109,12 @@ def test_500_is_retried_with_backoff_then_reported_and_the_agent_goes_on(
     assert narrative.data["covers"][:2] == kept
     assert stats.narrator_failures == 1  # type: ignore[attr-defined]
     logged = warnings_of(caplog, "monologue.anthropic")
-    assert [m.split("; ")[-1] for m in logged[:2]] == ["retry 1/2 in 0.05 s", "retry 2/2 in 0.1 s"]
-    assert logged[2].startswith("anthropic narrator: giving up after 3 attempts: HTTP 500")
-    core = [r.getMessage() for r in caplog.records if r.name == "monologue.hooks"]
-    assert any(m.startswith("plugin 'anthropic' raised in narrate: NarrationError") for m in core)
+    assert [m.split("; ")[-1] for m in logged] == ["retry 1/2 in 0.05 s", "retry 2/2 in 0.1 s"]
+    # Giving up is the core's one WARNING line: what failed and what happens next.
+    (failure,) = warnings_of(caplog, "monologue.worker")
+    assert failure.startswith("plugin 'anthropic' raised in narrate: NarrationError: HTTP 500")
+    assert "2 event(s) kept; narration goes on" in failure
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING and r.exc_info]
 
 
 def test_529_overloaded_is_retried(
@@ -159,9 +161,10 @@ def test_other_failures_are_not_retried(
     assert problem in suppressed.data["reason"]
     assert [n.text for n in narratives] == [FINAL_TEXT]
     assert stats.narrator_failures == 1  # type: ignore[attr-defined]
-    (logged,) = warnings_of(caplog, "monologue.anthropic")
+    assert warnings_of(caplog, "monologue.anthropic") == []  # one line, the core's
+    (logged,) = warnings_of(caplog, "monologue.worker")
     assert problem in logged
-    assert "giving up after 1 attempt" in logged
+    assert "after 1 attempt" in logged
 
 
 def test_a_reply_slower_than_the_timeout_is_abandoned(
@@ -184,7 +187,7 @@ def test_a_reply_slower_than_the_timeout_is_abandoned(
     )
     assert [n.text for n in narratives] == [FINAL_TEXT]
     assert stats.narrator_failures == 1  # type: ignore[attr-defined]
-    (logged,) = warnings_of(caplog, "monologue.anthropic")
+    (logged,) = warnings_of(caplog, "monologue.worker")
     assert "no answer" in logged
 
 
@@ -206,7 +209,7 @@ def test_connection_refused_is_reported_and_the_agent_goes_on(
     assert "kept" in first.data["reason"]
     assert "not narrated" in final.data["reason"]  # the final turn failed too: nothing kept
     assert stats.narrator_failures == 2  # type: ignore[attr-defined]
-    logged = warnings_of(caplog, "monologue.anthropic")
+    logged = warnings_of(caplog, "monologue.worker")
     assert len(logged) == 2
     assert all("(not retried)" in m for m in logged)
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import anthropic
 import pytest
-from monologue_anthropic.loopback import (
+from monologue_anthropic.testing import (
     CHARS_PER_TOKEN,
     LoopbackAPI,
     Reply,

@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 import pytest
-from monologue_anthropic.loopback import LoopbackAPI, RecordedRequest, Reply
 from monologue_anthropic.models import sdk_model_ids
+from monologue_anthropic.testing import LoopbackAPI, RecordedRequest, Reply
 
 from monologue.prompts import render_parts
 from monologue.testing import PluginSandbox

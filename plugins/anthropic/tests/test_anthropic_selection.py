@@ -7,7 +7,7 @@ import sys
 import time
 
 import pytest
-from monologue_anthropic.loopback import LoopbackAPI
+from monologue_anthropic.testing import LoopbackAPI
 
 from monologue import hookimpl
 from monologue.errors import ConfigError, NarratorUnavailable
@@ -16,6 +16,10 @@ from monologue.testing import PluginSandbox
 
 class OfflineNarrator:
     """Stands in for the template plugin, which this plugin does not depend on."""
+
+    @hookimpl
+    def narrator_priority(self) -> int:
+        return 0  # as the template plugin declares: below anthropic's
 
     @hookimpl
     def narrate(self) -> str:
@@ -101,17 +105,24 @@ def test_plugin_import_stays_light() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_the_client_is_ready_before_the_first_narration(
-    monologue_plugins: PluginSandbox, anthropic_narrator: LoopbackAPI
+def test_the_sdk_is_imported_in_the_background_at_session_start(
+    monologue_plugins: PluginSandbox,
+    anthropic_narrator: LoopbackAPI,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Importing the SDK takes seconds: it happens on a daemon thread at session start."""
-    from monologue_anthropic import transport
-    from monologue_anthropic.testing import DUMMY_API_KEY
+    """Importing the SDK takes seconds: it starts on a daemon thread when the session starts
+    with this narrator, not at the first narration."""
+    import threading
 
-    key = (anthropic_narrator.base_url, DUMMY_API_KEY)
+    from monologue_anthropic import transport
+
+    imported_on: list[str] = []
+    monkeypatch.setattr(
+        transport, "_import_sdk", lambda: imported_on.append(threading.current_thread().name)
+    )
     with monologue_plugins.session("coder"):
         deadline = time.monotonic() + 10
-        while key not in transport._clients and time.monotonic() < deadline:
+        while not imported_on and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert key in transport._clients
+        assert imported_on == ["monologue-anthropic-warm-up"]
     assert anthropic_narrator.requests == []  # warming up sends nothing

@@ -101,12 +101,22 @@ def test_clean_reply(raw: str, clean: str) -> None:
     assert clean_reply(raw) == clean
 
 
-def test_clients_are_shared_per_base_url_and_key() -> None:
+def test_clients_are_reused_per_thread_base_url_and_key() -> None:
+    import threading
+
     a = get_client("key-1", "http://127.0.0.1:9")
     assert get_client("key-1", "http://127.0.0.1:9") is a
     assert get_client("key-2", "http://127.0.0.1:9") is not a
     assert get_client("key-1", "http://127.0.0.1:10") is not a
     assert a.max_retries == 0  # retries are this plugin's, not the SDK's
+    # Another thread gets its own: closing one at a deadline must not end another's request.
+    other: list[object] = []
+    thread = threading.Thread(
+        target=lambda: other.append(get_client("key-1", "http://127.0.0.1:9"))
+    )
+    thread.start()
+    thread.join()
+    assert other[0] is not a
 
 
 def test_parse_sse_fields_comments_and_multiline_data() -> None:

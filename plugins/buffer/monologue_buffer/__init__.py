@@ -3,13 +3,14 @@
 The default ``should_speak`` policy (see :mod:`monologue_buffer.policy`): hold below
 ``min_buffer_size``, introduce the work early, speak at once after an error, respect
 ``throttle_ms``, and otherwise speak at natural boundaries once ``buffer_steps`` steps have
-completed, always by ``max_buffer_size``. It answers last (``trylast``), so a controller such
+completed (or, when only ``min_buffer_size`` was set, as soon as that many events wait),
+always by ``max_buffer_size``. It answers last (``trylast``), so a controller such
 as the gate overrides it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from monologue import hookimpl
 
@@ -18,10 +19,18 @@ from monologue import hookimpl
 from .policy import BufferState, decide
 
 if TYPE_CHECKING:
+    from monologue import Session
+    from monologue.config import MonologueConfig
     from monologue.events import Event
-    from monologue.sessions import Session
 
-__all__ = ["on_event", "on_narrative", "on_session_start", "should_speak", "state_of"]
+__all__ = [
+    "describe_settings",
+    "on_event",
+    "on_narrative",
+    "on_session_start",
+    "should_speak",
+    "state_of",
+]
 
 _STATE_KEY = "buffer"
 
@@ -39,8 +48,18 @@ def state_of(session: Session) -> BufferState:
         # Keep narrating with the defaults; the error is raised once, to be reported.
         session.state[_STATE_KEY] = BufferState(BufferSettings())
         raise
-    state = session.state[_STATE_KEY] = BufferState(settings)
+    config = session.config
+    by_size = "min_buffer_size" in config.model_fields_set and config.option("buffer_steps") is None
+    state = session.state[_STATE_KEY] = BufferState(settings, by_size=by_size)
     return state
+
+
+@hookimpl
+def describe_settings(config: MonologueConfig) -> dict[str, Any]:
+    from .settings import BufferSettings
+
+    settings = BufferSettings.from_config(config)
+    return {"buffer_steps": settings.steps, "buffer_intro": settings.intro}
 
 
 @hookimpl

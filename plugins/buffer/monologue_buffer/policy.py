@@ -10,7 +10,11 @@ In order, for each narratable event:
 3. Fewer than ``min_buffer_size`` events wait: hold.
 4. Nothing has been narrated yet: speak, to introduce the work early (``buffer_intro``).
 5. Less than ``throttle_ms`` passed since the last narration: hold.
-6. At a natural boundary (a tool finished, the agent said something) with ``buffer_steps``
+6. ``min_buffer_size`` was set explicitly and ``buffer_steps`` was not: speak, whatever the
+   event. An explicit minimum is the batch size: 1 narrates every event while the narrator
+   keeps up (events that arrive while it is busy make the next batch), 5 narrates batches
+   of five.
+7. At a natural boundary (a tool finished, the agent said something) with ``buffer_steps``
    completed steps waiting: speak. Otherwise hold.
 
 Narrating every tool call would double the narrator's work for nothing: a sentence about a
@@ -26,8 +30,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from monologue import Session
     from monologue.events import Event
-    from monologue.sessions import Session
 
     from .settings import BufferSettings
 
@@ -51,6 +57,9 @@ class BufferState:
     """The policy's clock when narration was last asked for or delivered."""
     failing: bool = False
     """An error was announced and nothing has been narrated since."""
+    by_size: bool = False
+    """Speak as soon as ``min_buffer_size`` events wait (rule 6): the minimum was set
+    explicitly and ``buffer_steps`` was not."""
 
     def observe(self, event: Event) -> None:
         if event.type not in UNTIMED_TYPES and (
@@ -68,7 +77,7 @@ def is_error(event: Event) -> bool:
     )
 
 
-def count_steps(events: list[Event]) -> int:
+def count_steps(events: Iterable[Event]) -> int:
     return sum(1 for event in events if event.type in STEP_TYPES)
 
 
@@ -76,19 +85,22 @@ def decide(session: Session, event: Event, state: BufferState) -> bool:
     """Whether ``session.pending`` (which already holds ``event``) should be narrated now."""
     config = session.config
     pending = session.pending
-    if len(pending) >= config.max_buffer_size:
+    waiting = len(pending)
+    if waiting >= config.max_buffer_size:
         return _speak(state)
     if is_error(event) and not state.failing:
         state.spoke()
         state.failing = True
         return True
-    if len(pending) < config.min_buffer_size:
+    if waiting < config.min_buffer_size:
         return False
     if session.is_first and state.settings.intro and not state.intro_asked:
         state.intro_asked = True
         return _speak(state)
     if _throttled(state, config.throttle_ms):
         return False
+    if state.by_size:
+        return _speak(state)
     if event.type in BOUNDARY_TYPES and count_steps(pending) >= state.settings.steps:
         return _speak(state)
     return False

@@ -18,12 +18,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from monologue import hookimpl
-from monologue.lazy import lazy_exports
+from monologue import hookimpl, lazy_exports
 
 if TYPE_CHECKING:
+    from monologue import Session
     from monologue.events import Event
-    from monologue.sessions import Session
 
     from .files import ClaudeFile, detect, parser_for, read_session
     from .parsers import LineParser, StreamJsonParser, TranscriptParser
@@ -59,16 +58,19 @@ _LAZY = {
 _SDK_MESSAGES = frozenset(
     {"AssistantMessage", "UserMessage", "SystemMessage", "ResultMessage", "StreamEvent"}
 )
+_STREAM_JSON_TYPES = frozenset({"system", "assistant", "user", "result", "stream_event"})
 
 
 @hookimpl
 def load_session(path: Path) -> Iterable[Event] | None:
     """Claude Code transcripts, and claude -p stream-json output (NDJSON or JSON array)."""
-    from .files import ClaudeFile, detect
+    from monologue.errors import NotMyFormat
+
+    from .files import ClaudeFile, detect, refusal
 
     found = detect(Path(path))
     if found is None:
-        return None
+        raise NotMyFormat(refusal(Path(path)))
     return ClaudeFile(path, found[0], array=found[1])
 
 
@@ -82,9 +84,10 @@ def line_parser(path: Path) -> LineParser | None:
 
 @hookimpl
 def adapt(obj: Any, session: Session | None) -> list[Event] | None:
-    """Claude Agent SDK messages, and stream-json dicts, as events."""
+    """Claude Agent SDK messages, and stream-json dicts (with or without their ids), as
+    events."""
     if isinstance(obj, dict):
-        if "session_id" not in obj and "parent_tool_use_id" not in obj:
+        if obj.get("type") not in _STREAM_JSON_TYPES:
             return None
     elif not any(cls.__name__ in _SDK_MESSAGES for cls in type(obj).__mro__):
         return None

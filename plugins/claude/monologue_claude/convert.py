@@ -74,13 +74,18 @@ class Converter:
             self._sidechains[key] = self._unique(label or key)
         return self._sidechains[key]
 
+    def bind_sidechain(self, key: str, launched_by: str | None) -> None:
+        """Attribute sub-agent ``key``'s lines to the sub-agent that call ``launched_by``
+        started (already seen), when that is known and ``key`` is not attributed yet."""
+        if key in self._sidechains or launched_by not in self._subagents:
+            return
+        self._sidechains[key] = self._subagents[launched_by]
+        for prompt, call in list(self._prompts.items()):
+            if call == launched_by:
+                del self._prompts[prompt]
+
     def _launch(self, block: ToolUseBlock) -> None:
-        given = block.input.get("subagent_type")
-        label = given if isinstance(given, str) and given not in GENERIC_SUBAGENT_TYPES else None
-        if label is None:
-            description = block.input.get("description")
-            label = description if isinstance(description, str) and description else "subagent"
-        self._subagents[block.id] = self._unique(" ".join(label.split()))
+        self._subagents[block.id] = self._unique(launch_label(block.input) or "subagent")
         prompt = block.input.get("prompt")
         if isinstance(prompt, str):
             self._prompts[prompt] = block.id
@@ -214,6 +219,16 @@ class Converter:
         if ts is None:
             return Event(type=kind, data=data, agent=agent)
         return Event(type=kind, data=data, agent=agent, ts=ts)
+
+
+def launch_label(tool_input: dict[str, Any]) -> str | None:
+    """How a ``Task`` / ``Agent`` call names its sub-agent: its ``subagent_type`` unless it
+    is the generic ``general-purpose``, else its ``description``."""
+    for key in ("subagent_type", "description"):
+        value = tool_input.get(key)
+        if isinstance(value, str) and value.strip() and value not in GENERIC_SUBAGENT_TYPES:
+            return " ".join(value.split())
+    return None
 
 
 def tool_output(content: Any) -> Any:

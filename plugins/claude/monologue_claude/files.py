@@ -26,6 +26,8 @@ from .parsers import (
 if TYPE_CHECKING:
     from monologue.events import Event
 
+    from .standalone import Alone
+
 Format = Literal["claude-code-transcript", "claude-stream-json"]
 
 SNIFF_BYTES = 64 * 1024
@@ -73,6 +75,21 @@ def detect(path: Path) -> tuple[Format, bool] | None:
     return None
 
 
+def refusal(path: Path) -> str:
+    """Why :func:`detect` does not take ``path``, for the "unknown format" error."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(SNIFF_BYTES).removeprefix(_BOM).lstrip()
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+    if not head.startswith((b"{", b"[")):
+        return f"not JSON lines nor a JSON array (starts with {head[:12]!r})"
+    return (
+        "its first message has no 'sessionId' / 'parentUuid' (a Claude Code transcript) "
+        "nor 'session_id' and a stream-json 'type' (claude -p output)"
+    )
+
+
 def _guess(text: bytes, first_object: bytes) -> Format | None:
     try:
         obj, _ = json.JSONDecoder().raw_decode(text.decode("utf-8", "replace"))
@@ -111,8 +128,9 @@ class ClaudeFile:
         self.path = Path(path)
         self.format = format
         self.array = array
-        self.agent = agent
         self.max_line_bytes = max_line_bytes
+        self.alone = _alone(self.path, format, array, agent)
+        self.agent = self.alone.name if self.alone else agent
 
     def __repr__(self) -> str:
         shape = "JSON array" if self.array else "JSONL"
@@ -120,10 +138,22 @@ class ClaudeFile:
 
     def parser(self) -> LineParser:
         """A fresh parser for this file's format."""
-        return PARSERS[self.format](self.path, agent=self.agent, max_line_bytes=self.max_line_bytes)
+        parser = PARSERS[self.format](
+            self.path, agent=self.agent, max_line_bytes=self.max_line_bytes
+        )
+        if self.alone is not None and isinstance(parser, TranscriptParser):
+            parser.read_alone(self.alone)
+        return parser
 
     def __iter__(self) -> Iterator[Event]:
         parser = self.parser()
+        if isinstance(parser, TranscriptParser) and not self.array:
+            from .subagents import merged_events, subagent_files
+
+            subagents = subagent_files(self.path)
+            if subagents:
+                yield from merged_events(self.path, parser, subagents)
+                return
         try:
             handle = self.path.open("rb")
         except OSError as exc:
@@ -216,6 +246,15 @@ class _LineCounter:
         return self.line
 
 
+def _alone(path: Path, format: Format, array: bool, agent: str) -> Alone | None:
+    """A sub-agent's transcript read on its own (see :mod:`monologue_claude.standalone`)."""
+    if format != TranscriptParser.format or array:
+        return None
+    from .standalone import read_alone
+
+    return read_alone(path, agent)
+
+
 def read_session(path: str | Path, *, agent: str = "claude") -> ClaudeFile:
     """The events of a Claude Code transcript or stream-json file (JSONL or JSON array).
 
@@ -243,4 +282,4 @@ def parser_for(path: str | Path, *, agent: str = "claude") -> LineParser | None:
     found = detect(Path(path))
     if found is None or found[1]:
         return None
-    return PARSERS[found[0]](path, agent=agent)
+    return ClaudeFile(path, found[0], agent=agent).parser()

@@ -23,11 +23,15 @@ from .shapes import UNION_TAGS, ChatLine, Message, ProgressLine, ResultLine, Tex
 if TYPE_CHECKING:
     from monologue.events import Event
 
+    from .standalone import Alone
+
 """Longest line read (8 MiB): Claude Code inlines whole files and images in its lines, but a
 longer line is taken as a damaged file rather than read into memory."""
 
 _BOM = b"\xef\xbb\xbf"
 _INSTANCE_OF = re.compile(r" or instance of \w+")
+_ANALYSIS = re.compile(r"<analysis>.*?</analysis>", re.DOTALL)
+_SUMMARY_TAGS = re.compile(r"</?summary>")
 _M = TypeVar("_M", bound=BaseModel)
 
 
@@ -127,13 +131,35 @@ class TranscriptParser(LineParser):
     """
 
     format = "claude-code-transcript"
+    _merged_agents: frozenset[str] = frozenset()
+    _alone: Alone | None = None
+    _briefed = False
+
+    def read_alone(self, alone: Alone) -> None:
+        """Read a sub-agent's file on its own: its lines are the main agent's (see
+        :mod:`monologue_claude.standalone`), its prompt one ``subagent_task`` event; a
+        compaction's summary is one ``compaction`` event."""
+        self._alone = alone
+
+    def leave_out_progress_of(self, agents: frozenset[str]) -> None:
+        """Skip the ``agent_progress`` lines of these sub-agents: their own files are read
+        alongside (see :mod:`monologue_claude.subagents`)."""
+        self._merged_agents = agents
 
     def interpret(self, obj: dict[str, Any]) -> list[Event]:
         kind = message_type(obj)
         if kind in ("user", "assistant"):
             line = validate(ChatLine, obj, kind)
+            alone = self._alone
+            if alone is not None and alone.compaction:
+                return self._compaction(line) if kind == "assistant" else []
+            if alone is not None and kind == "user" and not self._briefed:
+                prompt = first_text(line.message)
+                if prompt and prompt.strip():
+                    self._briefed = True
+                    return [self._briefing(alone, prompt, line)]
             agent = ""
-            if line.isSidechain:
+            if line.isSidechain and (alone is None or line.agentId not in (None, alone.agent_id)):
                 agent = self.converter.sidechain(line.agentId, first_text(line.message))
             return self.converter.message(
                 line.message,
@@ -146,7 +172,7 @@ class TranscriptParser(LineParser):
         if kind == "progress" and isinstance(data, dict) and data.get("type") == "agent_progress":
             progress = validate(ProgressLine, obj, "agent_progress")
             nested = progress.data.message
-            if nested is None:
+            if nested is None or progress.data.agentId in self._merged_agents:
                 return []
             if progress.parentToolUseID is not None:
                 agent = self.converter.subagent(progress.parentToolUseID)
@@ -160,6 +186,25 @@ class TranscriptParser(LineParser):
                 user_text=False,
             )
         return []
+
+    def _briefing(self, alone: Alone, prompt: str, line: ChatLine) -> Event:
+        """The prompt a sub-agent read alone was given: a ``subagent_task`` event naming it,
+        so that it introduces itself ("I'm the Explore sub-agent; I was asked to ...")."""
+        from monologue.events import Event
+
+        data = {"name": alone.name, "text": prompt}
+        if line.timestamp is None:
+            return Event(type="subagent_task", data=data)
+        return Event(type="subagent_task", data=data, ts=line.timestamp)
+
+    def _compaction(self, line: ChatLine) -> list[Event]:
+        """The summary a compaction wrote, without its scratch ``<analysis>``."""
+        events = self.converter.message(line.message, role="assistant", ts=line.timestamp)
+        return [
+            e.model_copy(update={"type": "compaction", "data": {"text": _summary(e.data["text"])}})
+            for e in events
+            if e.type == "text"
+        ]
 
 
 class StreamJsonParser(LineParser):
@@ -200,6 +245,10 @@ class StreamJsonParser(LineParser):
                 extra={key: value for key, value in extra.items() if value is not None},
             )
         return []
+
+
+def _summary(text: str) -> str:
+    return _SUMMARY_TAGS.sub("", _ANALYSIS.sub("", text)).strip()
 
 
 def message_type(obj: dict[str, Any]) -> str:

@@ -4,7 +4,7 @@ Messages are recognised by class name (``AssistantMessage``, ``UserMessage``,
 ``SystemMessage`` and its subclasses, ``ResultMessage``, ``StreamEvent``) and content blocks
 by their attributes, then rewritten as the stream-json dicts the SDK parsed them from, so
 that one parser reads both. A raw stream-json dict (a line of ``claude -p --output-format
-stream-json``) is accepted as it is.
+stream-json``, or the same shape without its ids) is accepted as it is.
 
 Per session, the parser (and so what it remembers: tool names, sub-agents, calls already
 reported) lives in ``session.state["claude"]``, shared with :func:`monologue_claude.sdk_hooks`.
@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from .parsers import ShapeError, StreamJsonParser
 
 if TYPE_CHECKING:
+    from monologue import Session
     from monologue.events import Event
-    from monologue.sessions import Session
 
 STATE_KEY = "claude"
 
@@ -42,11 +42,20 @@ def message_kind(obj: Any) -> str | None:
 
 
 def is_stream_json(obj: Any) -> bool:
-    return (
-        isinstance(obj, dict)
-        and obj.get("type") in _STREAM_JSON_TYPES
-        and ("session_id" in obj or "parent_tool_use_id" in obj)
-    )
+    """A stream-json message as a dict: the Claude Agent SDK's message shape. Its ids
+    (``session_id``, ``uuid``, ``parent_tool_use_id``) may be missing, as in a dict an agent
+    builds itself; then the shape its type requires must be there."""
+    if not isinstance(obj, dict) or obj.get("type") not in _STREAM_JSON_TYPES:
+        return False
+    if "session_id" in obj or "parent_tool_use_id" in obj:
+        return True
+    kind = obj["type"]
+    if kind in ("assistant", "user"):
+        message = obj.get("message")
+        return isinstance(message, dict) and "content" in message
+    if kind == "stream_event":
+        return "event" in obj
+    return "subtype" in obj
 
 
 def parser_of(session: Session | None) -> StreamJsonParser:

@@ -24,8 +24,8 @@ from .convert import tool_output
 from .sdk import parser_of
 
 if TYPE_CHECKING:
+    from monologue import Session
     from monologue.events import Event
-    from monologue.sessions import Session
 
 log = logging.getLogger("monologue.claude")
 
@@ -43,7 +43,7 @@ class HookNarration:
 
     def target(self, open_one: bool = True) -> tuple[Session | None, bool]:
         """The session to report to, and whether these hooks opened it (and close it)."""
-        from monologue.sessions import Session, current
+        from monologue import Session, current
 
         if self.session is not None:
             return self.session, False

@@ -144,3 +144,22 @@ def test_parser_for_a_json_array_is_none(tmp_path: Path) -> None:
     )
     assert read_session(path).array
     assert parser_for(path) is None
+
+
+def test_a_refusal_says_why(claude: PluginSandbox, tmp_path: Path) -> None:
+    from monologue.errors import UnknownFormat
+
+    path = tmp_path / "other.jsonl"
+    path.write_text('{"type": "message", "role": "user"}\n')
+    with pytest.raises(UnknownFormat) as caught:
+        claude.hooks.open_session(path)
+    assert caught.value.refusals == {
+        "claude": "its first message has no 'sessionId' / 'parentUuid' (a Claude Code "
+        "transcript) nor 'session_id' and a stream-json 'type' (claude -p output)"
+    }
+    text = tmp_path / "notes.txt"
+    text.write_text("hello")
+    with pytest.raises(
+        UnknownFormat, match=r"claude: not JSON lines nor a JSON array \(starts with b'hello'\)"
+    ):
+        claude.hooks.open_session(text)

@@ -17,9 +17,8 @@ from typing import Any
 
 import pytest
 
-from monologue import hookimpl, monologue
+from monologue import Session, hookimpl, monologue
 from monologue.events import Event
-from monologue.sessions import Session
 from monologue.testing import MockNarrator, PluginSandbox
 
 sdk = pytest.importorskip("claude_agent_sdk")

@@ -1,11 +1,15 @@
 """monologue-gate: speak when it matters, say why when silent, wake up when idle.
 
-The plugin answers ``should_speak`` first (``tryfirst``). In ``assist`` mode (the default)
-it forces speech on a speaking hint (``user_waiting``, ``task_completed``,
-``agent_failed``), an ``error`` or an ``agent_result``, and otherwise has no opinion, so the
-buffer policy decides. In ``strict`` mode it speaks only then, and logs held narrations as
-``narration_suppressed`` events with their reason. An idle watchdog asks for a narration
-with reason ``idle`` when a session has had no narrative for ``idle_interval_s`` seconds.
+The plugin answers ``should_speak`` first (``tryfirst``), through one decision path: the
+session's :class:`ControllerRunner`. It speaks (reason ``gate: <trigger>``) on a speaking
+hint (``user_waiting``, ``task_completed``, ``agent_failed``), an ``error``, an
+``agent_result``, a ``user_message`` (interruptions included), a sub-agent's return (the
+result of a ``Task``/``Agent`` tool) and the first failing tool result of each burst. In
+``assist`` mode (the default) it otherwise has no opinion, so the buffer policy decides; in
+``strict`` mode it speaks only then, and logs held narrations as ``narration_suppressed``
+events with their reason; in ``llm`` mode it also asks a model-backed controller through the
+``control`` hook. An idle watchdog asks for a narration with reason ``idle`` when a session
+has had no narrative for ``idle_interval_s`` seconds.
 
 Only stdlib modules are imported here: ``ControllerRunner`` and the summaries (pydantic,
 Jinja2) load on first use, so ``monologue --help`` stays light.
@@ -13,13 +17,11 @@ Jinja2) load on first use, so ``monologue --help`` stays light.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from monologue import hookimpl
-from monologue.lazy import lazy_exports
+from monologue import hookimpl, lazy_exports
 
-from .gate import GateState
-from .policy import SPEAK_EVENTS, SPEAK_HINTS, decide
+from .policy import SPEAK_EVENTS, SPEAK_HINTS, SUBAGENT_TOOLS, decide
 from .settings import GateSettings
 from .watchdog import (
     Clock,
@@ -31,17 +33,24 @@ from .watchdog import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from monologue import Session
+    from monologue.config import MonologueConfig
     from monologue.events import Event
-    from monologue.sessions import Session
 
     from .controller import Action, ControllerRunner, Decision
+    from .gate import GateState
+    from .llm import ControlRequest
     from .summaries import StoredSummary, load_summary, persist_summary, rolling_summary
 
 __all__ = [
     "SPEAK_EVENTS",
     "SPEAK_HINTS",
+    "SUBAGENT_TOOLS",
     "Action",
     "Clock",
+    "ControlRequest",
     "ControllerRunner",
     "Decision",
     "GateSettings",
@@ -52,6 +61,7 @@ __all__ = [
     "decide",
     "idle_watchdog_due",
     "load_summary",
+    "narrator_context",
     "persist_summary",
     "rolling_summary",
     "shared_watchdog",
@@ -60,8 +70,10 @@ __all__ = [
 
 _LAZY = {
     "Action": "controller",
+    "ControlRequest": "llm",
     "ControllerRunner": "controller",
     "Decision": "controller",
+    "GateState": "gate",
     "StoredSummary": "summaries",
     "load_summary": "summaries",
     "persist_summary": "summaries",
@@ -70,8 +82,36 @@ _LAZY = {
 
 
 def _gate(session: Session) -> GateState | None:
+    # Sessions started before the plugin was registered, or with bad settings, are not gated.
     state = session.state.get("gate")
-    return state if isinstance(state, GateState) else None
+    return state or None
+
+
+def narrator_context(session: Session) -> str | None:
+    """The narrator's context the gate last built for ``session``: the newest events one
+    per line, then the rolling summary of older ones; ``None`` when the session is not
+    gated or the gate has not spoken yet."""
+    state = _gate(session)
+    return (state.narrator_context or None) if state is not None else None
+
+
+@hookimpl
+def register_event_types(register: Callable[..., None]) -> None:
+    from .event_types import SummaryRefreshData
+
+    # A summary is bookkeeping for the controller's prompt, not something to narrate.
+    register("summary_refresh", SummaryRefreshData, narrated=False)
+
+
+@hookimpl
+def describe_settings(config: MonologueConfig) -> dict[str, Any]:
+    settings = GateSettings.from_config(config)
+    return {
+        "gate": settings.mode,
+        "idle_interval_s": settings.idle_interval_s,
+        "gate_window": settings.window,
+        "controller_timeout_s": settings.controller_timeout_s,
+    }
 
 
 @hookimpl
@@ -80,14 +120,15 @@ def on_session_start(session: Session) -> None:
     # (False marks it, so the error is not raised again on every event).
     session.state["gate"] = False
     settings = GateSettings.from_config(session.config)
+    from .gate import GateState
+
     session.state["gate"] = GateState(session, settings, shared_watchdog())
 
 
 @hookimpl(tryfirst=True)
 def should_speak(session: Session, event: Event) -> bool | str | None:
-    state = session.state.get("gate")
-    # Sessions started before the plugin was registered, or with bad settings, are not gated.
-    return state.should_speak(session, event) if state else None
+    state = _gate(session)
+    return state.should_speak(session, event) if state is not None else None
 
 
 @hookimpl

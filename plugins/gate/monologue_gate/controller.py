@@ -1,11 +1,16 @@
-"""``ControllerRunner``: the gate's decisions and prompts, for callers that drive a controller.
+"""``ControllerRunner``: the gate's one decision path, its prompts and its context slices.
 
-The plugin gates live sessions with :func:`~monologue_gate.policy.decide`; this class
-offers the same decision to other code (an agent runtime, a model-backed controller) along
-with what such a controller needs: its prompt (``prompts/controller.md``), a context slice
-of a conversation (the 30 newest events one by one, older ones as a stored rolling summary),
-and the narrator's prompt (``prompts/narrator.md``), which is built only when speaking;
-otherwise the silence and its reason are recorded.
+The plugin's ``should_speak`` runs every live event through a runner (:meth:`observe`, then
+:meth:`live_decision`); other code (an agent runtime, a model-backed controller) may ask
+:meth:`decide` about events it holds. A runner also builds what a controller needs: its
+prompt (``prompts/controller.md``), a context slice of a conversation (the 30 newest events
+one by one, older ones as a stored rolling summary), and the narrator's prompt
+(``prompts/narrator.md``), which is built only when speaking; otherwise the silence and its
+reason are recorded.
+
+Failing tool results speak once per burst: the first failure after a success (or at the
+start) is the trigger, the failures that follow it before the next success are the same
+story (a cancelled sibling, a retry of the same mistake).
 
 Events reach prompts as digest lines: redacted, truncated, and fenced as data.
 """
@@ -25,10 +30,10 @@ from monologue.events import Event
 from monologue.prompts import render_prompt
 
 from . import policy, watchdog
-from .summaries import persist_summary, rolling_summary
+from .summaries import SummaryFold, persist_summary
 
 if TYPE_CHECKING:
-    from monologue.sessions import Session
+    from monologue import Session
 
 MAX_EVENTS = 30
 """Raw events a prompt or a context slice shows; older ones are summarised."""
@@ -38,7 +43,8 @@ RECORDED_LIMIT = 200
 CONTROLLER_POLICY = (
     "You are the controller of a narrated AI agent. You decide when the narrator speaks to "
     "the person watching. Silence is the default: most tool calls are not worth a word. "
-    "Speak now when a hint says {hints}, or when the recent events contain {events}. "
+    "Speak now when a hint says {hints}, or when the recent events contain {events}, a "
+    "failing tool result (the first of a run of failures), or a sub-agent's return. "
     "Otherwise hold, and say in the notes exactly why you held: every silence leaves a "
     "reason in the log."
 )
@@ -47,7 +53,8 @@ CONTROLLER_ACTIONS = (
     "Reply with one JSON object and nothing else:\n"
     '{"speak_now": true | false, "actions": [{"type": "narrate", "reason": "..."}], '
     '"notes": "why you speak or hold"}\n'
-    "Use an empty actions list when holding."
+    "Use an empty actions list when holding. Name in the action's reason the event that "
+    "calls for speech."
 )
 
 NARRATOR_POLICY = (
@@ -77,17 +84,15 @@ class Decision(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    speak_now: bool = False
+    speak_now: bool
     actions: list[Action] = Field(default_factory=list)
     notes: str = ""
 
 
-def _type_of(item: Event | Mapping[str, Any] | str) -> str:
-    if isinstance(item, str):
-        return item
-    if isinstance(item, Mapping):
-        return str(item.get("type", ""))
-    return item.type
+def _plain(item: Event | Mapping[str, Any] | str) -> Mapping[str, Any] | str:
+    if isinstance(item, Event):
+        return {"type": item.type, "data": item.data}
+    return item
 
 
 def _bullets(lines: Iterable[str], empty: str) -> str:
@@ -126,6 +131,15 @@ class ControllerRunner:
         self._prompts_dir = prompts_dir
         self._refs: dict[str, str] = {}
         self._last_notes: str | None = None
+        # The live path's state: triggers of the newest `window` events, whether the latest
+        # tool result failed, and the conversation so far (newest events, older ones folded).
+        self._triggers: deque[str | None] = deque(maxlen=window)
+        # Set by narrated() on the narration worker's thread, applied on the agent's: only
+        # the agent's thread mutates the window, so no lock is taken per event.
+        self._restart = False
+        self._failing = False
+        self._newest: deque[Event] = deque(maxlen=MAX_EVENTS)
+        self._older = SummaryFold()
         self.recorded: deque[Event] = deque(maxlen=RECORDED_LIMIT)
         """Events this runner recorded, newest last (also emitted into the session)."""
 
@@ -162,12 +176,59 @@ class ControllerRunner:
         hints: Sequence[str],
         recent_events: Sequence[Event | Mapping[str, Any] | str],
     ) -> dict[str, Any]:
-        """``{"speak_now", "actions", "notes"}``: speak on a speaking hint, or an ``error`` or
-        ``agent_result`` among the newest ``window`` events; hold otherwise."""
-        recent = [_type_of(item) for item in list(recent_events)[-self.window :]]
-        decision = policy.decide(list(hints), recent)
+        """``{"speak_now", "actions", "notes"}``: speak on a speaking hint, or when the newest
+        ``window`` events hold a failing tool result, an ``error``, an ``agent_result``, a
+        sub-agent's return or a ``user_message``; hold otherwise. Stateless: every failure
+        given counts (the live path speaks once per burst)."""
+        recent = [_plain(item) for item in list(recent_events)[-self.window :]]
+        return self._noted(policy.decide(list(hints), recent))
+
+    def _noted(self, decision: dict[str, Any]) -> dict[str, Any]:
         self._last_notes = None if decision["speak_now"] else decision["notes"]
         return decision
+
+    def observe(self, event: Event) -> None:
+        """Take one live event into the window and the conversation (hints excluded)."""
+        self._apply_restart()
+        trigger = policy.event_trigger(event.type, event.data)
+        if event.type == "tool_result":
+            failing = bool(event.data.get("is_error"))
+            if failing and self._failing:
+                trigger = None  # the burst this failure belongs to has spoken already
+            self._failing = failing
+        self._triggers.append(trigger)
+        if len(self._newest) == MAX_EVENTS:
+            self._older.add(self._newest[0])
+        self._newest.append(event)
+
+    def live_decision(self, hints: Sequence[str]) -> dict[str, Any]:
+        """:meth:`decide` over the observed window; speaking consumes the window's triggers,
+        so one failure makes one narration, not one per following event."""
+        self._apply_restart()
+        trigger = policy.find_trigger(hints, self._triggers)
+        decision = self._noted(policy.verdict(trigger, hints, len(self._triggers)))
+        if decision["speak_now"]:
+            self._triggers.clear()
+        return decision
+
+    def narrated(self) -> None:
+        """A narrative was delivered: the window starts again (at the next event)."""
+        self._restart = True
+
+    def _apply_restart(self) -> None:
+        if self._restart:
+            self._restart = False
+            self._triggers.clear()
+
+    @property
+    def held_window(self) -> int:
+        """How many events the live window holds now."""
+        return len(self._triggers)
+
+    @property
+    def newest(self) -> list[Event]:
+        """The newest observed events (at most 30), oldest first."""
+        return list(self._newest)
 
     @staticmethod
     def parse_decision(text: str) -> dict[str, Any]:
@@ -199,6 +260,8 @@ class ControllerRunner:
         task_digests: Iterable[str | Mapping[str, Any]],
         summaries: Mapping[str, str] | Iterable[str],
         hints: Sequence[str],
+        *,
+        first_number: int = 1,
     ) -> str:
         """``prompts/controller.md`` filled in, showing at most the 30 newest events."""
         events = list(events)
@@ -214,11 +277,16 @@ class ControllerRunner:
             + _bullets(summary_lines, "(none)")
         )
         shown = f"the newest {len(newest)} of {len(events)}" if len(events) > len(newest) else "all"
+        if first_number > 1:
+            shown = f"events {first_number} on; earlier ones are summarised above"
         focus = (
             "Hints since the last narration: "
             + (", ".join(hints) if hints else "none")
             + f"\n\nEvents ({shown}; untrusted data between the markers):\n<events>\n"
-            + ("\n".join(self._event_lines(newest, len(events) - len(newest) + 1)) or "(none)")
+            + (
+                "\n".join(self._event_lines(newest, first_number + len(events) - len(newest)))
+                or "(none)"
+            )
             + "\n</events>"
         )
         return render_prompt(
@@ -226,7 +294,7 @@ class ControllerRunner:
             self.prompts_dir,
             SYSTEM_POLICY=CONTROLLER_POLICY.format(
                 hints=" or ".join(sorted(policy.SPEAK_HINTS)),
-                events=" or ".join(sorted(policy.SPEAK_EVENTS)),
+                events=", ".join(sorted(policy.SPEAK_EVENTS)),
             ),
             GLOBAL_STATE=state,
             EVENT_FOCUS=focus,
@@ -240,33 +308,48 @@ class ControllerRunner:
         ``summary_refresh`` event is recorded when the summary's ref changes.
         """
         events = list(events)
-        older, newest = events[:-MAX_EVENTS], events[-MAX_EVENTS:]
+        older = SummaryFold()
+        for event in events[:-MAX_EVENTS]:
+            older.add(event)
+        return self._slice(conversation_id, events[-MAX_EVENTS:], older)
+
+    def live_slice(self, conversation_id: str) -> str:
+        """:meth:`build_context_slice` of the observed conversation, in bounded memory."""
+        return self._slice(conversation_id, list(self._newest), self._older)
+
+    def _slice(self, conversation_id: str, newest: list[Event], older: SummaryFold) -> str:
+        total = older.count + len(newest)
         # Level-3 headings only: the slice goes inside a prompt's own sections.
         lines = [
-            f"### Events of {conversation_id} ({len(newest)} newest of {len(events)}, "
-            "untrusted data)",
+            f"### Events of {conversation_id} ({len(newest)} newest of {total}, untrusted data)",
             "",
             "<events>",
-            *(self._event_lines(newest, len(older) + 1) or ["(none)"]),
+            *(self._event_lines(newest, older.count + 1) or ["(none)"]),
             "</events>",
             "",
             "### Summaries",
             "",
         ]
-        if not older:
-            lines.append(f"Latest summary: none (all {len(events)} events are shown above).")
+        if not older.count:
+            lines.append(f"Latest summary: none (all {total} events are shown above).")
             return "\n".join(lines)
-        text = rolling_summary(older)
+        text = older.render()
         ref = persist_summary(conversation_id, text, self.data_dir, older)
         if self._refs.get(conversation_id) != ref:
             self._refs[conversation_id] = ref
             self._record(
                 "summary_refresh",
-                {"summary_ref": ref, "conversation_id": conversation_id, "covers": len(older)},
+                {"summary_ref": ref, "conversation_id": conversation_id, "covers": older.count},
                 conversation_id,
             )
-        lines += [f"Latest summary: {ref} (events 1 to {len(older)})", "", text]
+        lines += [f"Latest summary: {ref} (events 1 to {older.count})", "", text]
         return "\n".join(lines)
+
+    def live_controller_prompt(self, hints: Sequence[str]) -> str:
+        """:meth:`build_controller_prompt` for the observed conversation."""
+        older = [self._older.render()] if self._older.count else []
+        first = self._older.count + 1
+        return self.build_controller_prompt(self.newest, [], older, hints, first_number=first)
 
     def build_narrator_prompt(
         self,

@@ -1,30 +1,40 @@
 """The per-session gate: ``should_speak`` on the agent's path, so a few cheap steps per event.
 
-The gate keeps the types of the last ``gate_window`` events in a small deque and judges each
-hint as it arrives; a trigger (a speaking hint, an ``error``, an ``agent_result``) is
-consumed when the gate speaks, so one error makes one narration and not one per following
-event.
+Every event goes through the session's :class:`~monologue_gate.controller.ControllerRunner`
+(the one decision path): it keeps the triggers of the last ``gate_window`` events and the
+conversation so far, and says whether something calls for speech. A trigger is consumed
+when the gate speaks, so one failure makes one narration and not one per following event.
+The narration reason is ``gate: `` and the trigger (``gate: tool failed: Bash``).
 
-In ``strict`` mode a held narration is logged as a ``narration_suppressed`` event, but not
-every held event: once when the held batch reaches ``min_buffer_size`` (the smallest batch
-the buffer policy would have narrated), then every ``max_buffer_size`` more (where the core
-itself would have forced a ``max_buffer`` narration). The log says why the narrator was
-silent without growing with every event.
+When the gate speaks on a long session, the narrator's context is refreshed as a slice:
+the newest events verbatim and a rolling summary of the older ones
+(:attr:`GateState.narrator_context`); ``summary_refresh`` is emitted when that summary
+changes, never for an identical one.
+
+Held narrations are judged, and in ``strict`` and ``llm`` modes logged as
+``narration_suppressed`` events, not on every held event but at checkpoints: once when the
+held batch reaches ``min_buffer_size`` (the smallest batch the buffer policy would have
+narrated), then every ``max_buffer_size`` more (where the core itself would have forced a
+``max_buffer`` narration). In ``llm`` mode the controller is asked at each checkpoint; its
+answer may speak, else the suppression carries its notes or why there was no valid answer.
 """
 
 from __future__ import annotations
 
-from collections import deque
+import logging
 from typing import TYPE_CHECKING
 
-from .policy import WAITING_HINT, find_trigger, hold_reason
+from .controller import ControllerRunner
+from .policy import REASON_PREFIX, WAITING_HINT, hold_reason
 
 if TYPE_CHECKING:
+    from monologue import Session
     from monologue.events import Event
-    from monologue.sessions import Session
 
     from .settings import GateSettings
     from .watchdog import Watch, Watchdog
+
+log = logging.getLogger("monologue.gate")
 
 
 class GateState:
@@ -33,10 +43,11 @@ class GateState:
     __slots__ = (
         "first_report",
         "held",
-        "recent",
+        "narrator_context",
         "report_every",
+        "runner",
         "settings",
-        "strict",
+        "slice_failed",
         "watch",
         "watchdog",
     )
@@ -48,62 +59,86 @@ class GateState:
         watchdog: Watchdog | None = None,
     ) -> None:
         self.settings = settings
-        self.strict = settings.mode == "strict"
-        self.recent: deque[str] = deque(maxlen=settings.window)
+        self.runner = ControllerRunner(session, window=settings.window)
         self.held = 0
         self.first_report = session.config.min_buffer_size
         self.report_every = session.config.max_buffer_size
+        self.narrator_context = ""
+        """The latest context slice (newest events, then the summary of older ones)."""
+        self.slice_failed = False
         self.watchdog = watchdog
         self.watch: Watch | None = None
         if watchdog is not None and settings.idle_interval_s > 0 and session.narrator:
             self.watch = watchdog.watch(session, settings.idle_interval_s)
 
     def should_speak(self, session: Session, event: Event) -> bool | str | None:
-        """``"gate"`` to speak now, ``False`` to hold (strict), ``None`` for no opinion."""
+        """``"gate: <trigger>"`` to speak now, ``False`` to hold, ``None`` for no opinion."""
         if self.watch is not None:
             self.watch.activity = True
-        kind = event.type
         # Each hint is judged as it arrives (session.hints holds them all until a narrative);
         # triggers are consumed when the gate speaks, so older hints need no second look.
-        new_hints: list[str] = []
-        if kind == "hint":
-            new_hints.append(event.data["name"])
+        hints: list[str] = []
+        if event.type == "hint":
+            hints.append(event.data["name"])
         else:
-            self.recent.append(kind)
-        trigger = find_trigger(new_hints, self.recent)
-        if trigger is not None:
-            self.recent.clear()
-            self.held = 0
-            if WAITING_HINT in new_hints and not session.pending:
+            self.runner.observe(event)
+        decision = self.runner.live_decision(hints)
+        if decision["speak_now"]:
+            if WAITING_HINT in hints and not session.pending:
                 # Nothing new to narrate, yet someone waits: an idle turn says what is running.
                 return "idle"
-            return "gate"
-        if not self.strict:
+            return self._speak(session, decision["actions"][0]["reason"])
+        mode = self.settings.mode
+        if mode == "assist":
             return None
-        if kind != "hint":
-            self.held += 1
-            held = self.held
-            if held == self.first_report or (
-                held > self.first_report and (held - self.first_report) % self.report_every == 0
-            ):
-                session.emit(
-                    "narration_suppressed",
-                    {"reason": self.suppression_reason(session), "gate": "strict", "held": held},
-                )
+        if event.type == "hint" or not self._checkpoint():
+            return False
+        if mode == "llm":
+            from .llm import ask_controller
+
+            decision = ask_controller(
+                session, self.runner, session.hints, self.settings.controller_timeout_s
+            )
+            if decision["speak_now"]:
+                actions = decision["actions"]
+                why = actions[0]["reason"] if actions else decision["notes"]
+                return self._speak(session, f"controller: {why or 'speak_now'}")
+            reason = f"llm: {decision['notes'] or 'the controller held'}"
+        else:
+            reason = f"strict: {hold_reason(session.hints, self.runner.held_window)}"
+        session.emit(
+            "narration_suppressed",
+            {"reason": f"{reason} ({self._held_since(session)})", "gate": mode, "held": self.held},
+        )
         return False
 
-    def suppression_reason(self, session: Session) -> str:
+    def _checkpoint(self) -> bool:
+        """Count one more held event; true when the held batch reaches a checkpoint."""
+        self.held += 1
+        held, first = self.held, self.first_report
+        return held == first or (held > first and (held - first) % self.report_every == 0)
+
+    def _held_since(self, session: Session) -> str:
         held = self.held
         since = "the session started" if session.is_first else "the last narration"
-        return (
-            f"strict: {hold_reason(session.hints, len(self.recent))} "
-            f"({held} event{'' if held == 1 else 's'} held since {since})"
-        )
+        return f"{held} event{'' if held == 1 else 's'} held since {since}"
+
+    def _speak(self, session: Session, trigger: str) -> str:
+        self.held = 0
+        try:
+            self.narrator_context = self.runner.live_slice(session.id)
+        except (OSError, ValueError) as exc:
+            # The summary could not be stored: the narration matters more than its slice.
+            self.narrator_context = ""
+            if not self.slice_failed:
+                self.slice_failed = True
+                log.warning("gate: no context slice for session %s: %s", session.id, exc)
+        return REASON_PREFIX + trigger
 
     def narrated(self) -> None:
         """A narrative was delivered: the held batch and the recent window start again."""
         self.held = 0
-        self.recent.clear()
+        self.runner.narrated()
         if self.watch is not None and self.watchdog is not None:
             self.watchdog.narrated(self.watch)
 

@@ -13,7 +13,7 @@ import hashlib
 import os
 import re
 import tempfile
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,6 +26,8 @@ from monologue.redact import redact
 REF_PREFIX = "sum-"
 FILE_KEYS = ("file_path", "path", "notebook_path")
 MAX_FILES = 8
+MAX_COUNTED_FILES = 4096
+"""Distinct files beyond the named ones counted exactly; past this, "over N more"."""
 MAX_TEXTS = 2
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _REF = re.compile(rf"{REF_PREFIX}[0-9a-f]{{16}}")
@@ -52,42 +54,78 @@ def _one_line(text: str, limit: int) -> str:
     return truncate(" ".join(redact(text).split()), limit)
 
 
-def rolling_summary(events: Sequence[Event]) -> str:
-    """A deterministic few-line summary of ``events`` (empty for no events)."""
-    if not events:
-        return ""
-    tools: Counter[str] = Counter()
-    files: dict[str, None] = {}
-    errors = 0
-    last_error = ""
-    texts: list[str] = []
-    for event in events:
+class SummaryFold:
+    """Events folded one at a time into what :func:`rolling_summary` says of them.
+
+    Memory stays bounded however long the session: counts, a few file names, the last
+    error and the last :data:`MAX_TEXTS` things said.
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.first: Event | None = None
+        self.last: Event | None = None
+        self._tools: Counter[str] = Counter()
+        self._files: dict[str, None] = {}
+        self._more_files: set[str] = set()
+        self._errors = 0
+        self._last_error = ""
+        self._texts: deque[str] = deque(maxlen=MAX_TEXTS)
+
+    def add(self, event: Event) -> None:
+        self.count += 1
+        self.first = self.first or event
+        self.last = event
         data = event.data
         if event.type == "tool_call":
-            tools[str(data.get("tool_name"))] += 1
+            self._tools[str(data.get("tool_name"))] += 1
             tool_input = data.get("input") or {}
             for key in FILE_KEYS:
                 if isinstance(tool_input.get(key), str):
-                    files[tool_input[key]] = None
+                    self._file(tool_input[key])
         elif event.type == "error" or (event.type == "tool_result" and data.get("is_error")):
-            errors += 1
-            last_error = as_text(data.get("message", data.get("output")))
+            self._errors += 1
+            self._last_error = as_text(data.get("message", data.get("output")))
         elif event.type in ("text", "narrative") and data.get("text"):
-            texts.append(str(data["text"]))
-    first, last = events[0].ts, events[-1].ts
-    lines = [f"{len(events)} earlier events, {first:%H:%M:%S} to {last:%H:%M:%S} UTC."]
-    if tools:
-        ranked = sorted(tools.items(), key=lambda item: (-item[1], item[0]))
-        lines.append("Tools: " + ", ".join(f"{name} x{count}" for name, count in ranked) + ".")
-    if files:
-        names = [_one_line(name, 120) for name in files]
-        more = f" (+{len(names) - MAX_FILES} more)" if len(names) > MAX_FILES else ""
-        lines.append("Files touched: " + ", ".join(names[:MAX_FILES]) + more + ".")
-    if errors:
-        lines.append(f"Errors: {errors} (last: {_one_line(last_error, 160)}).")
-    for text in texts[-MAX_TEXTS:]:
-        lines.append(f"Said: {_one_line(text, 200)}")
-    return "\n".join(lines)
+            self._texts.append(str(data["text"]))
+
+    def _file(self, name: str) -> None:
+        if name in self._files:
+            return
+        if len(self._files) < MAX_FILES:
+            self._files[name] = None
+        elif len(self._more_files) < MAX_COUNTED_FILES:
+            self._more_files.add(name)
+
+    def render(self) -> str:
+        """The summary text (empty before the first event)."""
+        if self.first is None or self.last is None:
+            return ""
+        lines = [
+            f"{self.count} earlier events, {self.first.ts:%H:%M:%S} to {self.last.ts:%H:%M:%S} UTC."
+        ]
+        if self._tools:
+            ranked = sorted(self._tools.items(), key=lambda item: (-item[1], item[0]))
+            lines.append("Tools: " + ", ".join(f"{name} x{count}" for name, count in ranked) + ".")
+        if self._files:
+            names = [_one_line(name, 120) for name in self._files]
+            more = len(self._more_files)
+            suffix = f" (+{more} more)" if more else ""
+            if more >= MAX_COUNTED_FILES:
+                suffix = f" (over {more} more)"
+            lines.append("Files touched: " + ", ".join(names) + suffix + ".")
+        if self._errors:
+            lines.append(f"Errors: {self._errors} (last: {_one_line(self._last_error, 160)}).")
+        lines.extend(f"Said: {_one_line(text, 200)}" for text in self._texts)
+        return "\n".join(lines)
+
+
+def rolling_summary(events: Sequence[Event]) -> str:
+    """A deterministic few-line summary of ``events`` (empty for no events)."""
+    fold = SummaryFold()
+    for event in events:
+        fold.add(event)
+    return fold.render()
 
 
 def _folder(data_dir: Path, conversation_id: str) -> Path:
@@ -100,24 +138,32 @@ def _folder(data_dir: Path, conversation_id: str) -> Path:
 
 
 def persist_summary(
-    conversation_id: str, text: str, data_dir: Path, events: Sequence[Event] = ()
+    conversation_id: str,
+    text: str,
+    data_dir: Path,
+    events: Sequence[Event] | SummaryFold = (),
 ) -> str:
     """Store ``text`` for ``conversation_id`` under ``data_dir``; return its ``summary_ref``.
 
     Content-addressed: storing the same text again writes nothing. ``events`` (the events
-    the text compresses) only fills in the file's bookkeeping fields.
+    the text compresses, or their fold) only fills in the file's bookkeeping fields.
     """
     folder = _folder(data_dir, conversation_id)
     ref = summary_ref(text)
     target = folder / f"{ref}.json"
     if target.is_file():
         return ref
+    if isinstance(events, SummaryFold):
+        count, first, last = events.count, events.first, events.last
+    else:
+        count = len(events)
+        first, last = (events[0], events[-1]) if events else (None, None)
     stored = StoredSummary(
         ref=ref,
         conversation_id=conversation_id,
-        covers=len(events),
-        first_event_id=events[0].id if events else None,
-        last_event_id=events[-1].id if events else None,
+        covers=count,
+        first_event_id=first.id if first is not None else None,
+        last_event_id=last.id if last is not None else None,
         text=text,
     )
     folder.mkdir(parents=True, exist_ok=True)

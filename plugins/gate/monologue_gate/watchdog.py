@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from monologue.sessions import Session
+    from monologue import Session
 
 log = logging.getLogger("monologue.gate")
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from monologue_gate import SPEAK_EVENTS, SPEAK_HINTS, ControllerRunner, decide
+from monologue_gate import SPEAK_EVENTS, SPEAK_HINTS, SUBAGENT_TOOLS, ControllerRunner, decide
 
 from monologue.events import Event
 
-QUIET_TYPES = ["tool_call", "tool_result", "text", "thinking", "agent_update", "user_message"]
+QUIET_TYPES = ["tool_call", "tool_result", "text", "thinking", "agent_update"]
+TRIGGERS = {"error": "error", "agent_result": "agent result", "user_message": "user message"}
 
 
 def make(kind: str) -> Event:
@@ -28,7 +29,8 @@ def make(kind: str) -> Event:
 
 def test_speaking_hints_and_events_are_the_documented_ones() -> None:
     assert {"user_waiting", "task_completed", "agent_failed"} == SPEAK_HINTS
-    assert {"error", "agent_result"} == SPEAK_EVENTS
+    assert {"error", "agent_result", "user_message"} == SPEAK_EVENTS
+    assert {"Task", "Agent"} == SUBAGENT_TOOLS
 
 
 def test_default_is_silence_with_a_reason() -> None:
@@ -36,7 +38,10 @@ def test_default_is_silence_with_a_reason() -> None:
     assert decision == {
         "speak_now": False,
         "actions": [],
-        "notes": "no hint, no error or result in the last 3 events",
+        "notes": (
+            "no hint, no failure, error, result, sub-agent return or user message "
+            "in the last 3 events"
+        ),
     }
 
 
@@ -63,7 +68,67 @@ def test_each_speaking_event_type_speaks(kind: str) -> None:
     recent = [make("tool_call"), make(kind), make("text")]
     decision = ControllerRunner().decide([], recent)
     assert decision["speak_now"] is True
-    assert decision["actions"] == [{"type": "narrate", "reason": f"{kind} event"}]
+    assert decision["actions"] == [{"type": "narrate", "reason": TRIGGERS[kind]}]
+
+
+@pytest.mark.parametrize(
+    ("data", "trigger"),
+    [
+        (
+            {"tool_use_id": "t1", "tool_name": "Bash", "output": "no", "is_error": True},
+            "tool failed: Bash",
+        ),
+        ({"tool_use_id": "t1", "output": "no", "is_error": True}, "tool failed"),
+        (
+            {"tool_use_id": "t1", "tool_name": "Task", "output": "found 3 callers"},
+            "sub-agent returned",
+        ),
+        ({"tool_use_id": "t1", "tool_name": "Agent", "output": "done"}, "sub-agent returned"),
+    ],
+)
+def test_failing_results_and_sub_agent_returns_speak(data: dict[str, Any], trigger: str) -> None:
+    decision = ControllerRunner().decide([], [make("text"), Event(type="tool_result", data=data)])
+    assert decision["actions"] == [{"type": "narrate", "reason": trigger}]
+
+
+@pytest.mark.parametrize(
+    ("text", "trigger"),
+    [
+        ("[Request interrupted by user]", "user interrupted"),
+        ("[Request interrupted by user for tool use]", "user interrupted"),
+        ("please also fix the docs", "user message"),
+    ],
+)
+def test_user_messages_and_interruptions_speak(text: str, trigger: str) -> None:
+    event = Event(type="user_message", data={"text": text})
+    assert ControllerRunner().decide([], [event])["actions"][0]["reason"] == trigger
+
+
+def test_a_bare_tool_result_type_cannot_tell_a_failure_and_holds() -> None:
+    assert ControllerRunner().decide([], ["tool_result"])["speak_now"] is False
+
+
+def test_live_failures_speak_once_per_burst() -> None:
+    runner = ControllerRunner()
+    spoken = []
+    for i, failed in enumerate([True, True, True, False, True, False, False, True]):
+        runner.observe(Event(type="tool_call", data={"tool_name": "Read", "tool_use_id": f"t{i}"}))
+        result = {"tool_use_id": f"t{i}", "tool_name": "Read", "is_error": failed}
+        runner.observe(Event(type="tool_result", data=result))
+        spoken.append(runner.live_decision([])["speak_now"])
+    # Bursts start at results 0, 4 and 7; the failures following a failure add nothing.
+    assert spoken == [True, False, False, False, True, False, False, True]
+
+
+def test_live_triggers_are_used_up_by_speaking_and_by_a_narrative() -> None:
+    runner = ControllerRunner()
+    runner.observe(Event(type="error", data={"message": "boom"}))
+    assert runner.live_decision([])["speak_now"] is True
+    assert runner.live_decision([])["speak_now"] is False
+    runner.observe(Event(type="agent_result", data={"outcome": "done"}))
+    runner.narrated()
+    assert runner.live_decision([])["speak_now"] is False
+    assert runner.held_window == 0
 
 
 @pytest.mark.parametrize("kind", QUIET_TYPES)

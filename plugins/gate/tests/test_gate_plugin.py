@@ -8,9 +8,8 @@ import pytest
 from gate_fixtures import CollectEvents
 from monologue_gate import SPEAK_HINTS, GateState
 
-from monologue import hookimpl
+from monologue import Session, hookimpl
 from monologue.events import Event
-from monologue.sessions import Session
 from monologue.testing import WAIT, MockNarrator, PluginSandbox
 
 
@@ -47,7 +46,7 @@ def test_each_speaking_hint_forces_speech(
         s.hint(hint)
         assert mock_narrator.wait_for_calls(1)
         assert s.wait_idle(5)
-    assert mock_narrator.calls[0].reason == "gate"
+    assert mock_narrator.calls[0].reason == f"gate: hint {hint}"
     assert mock_narrator.calls[0].types == ["text"]
 
 
@@ -63,7 +62,7 @@ def test_errors_and_results_force_speech(
         s.emit(kind, data)
         assert mock_narrator.wait_for_calls(1)
         assert s.wait_idle(5)
-    assert mock_narrator.calls[0].reason == "gate"
+    assert mock_narrator.calls[0].reason == f"gate: {kind.replace('_', ' ')}"
     assert mock_narrator.calls[0].types == ["text", kind]
 
 
@@ -110,11 +109,14 @@ def test_strict_records_one_suppression_per_held_batch_with_a_specific_reason(
         pairs(s, 5)  # ten held events: reported at 2, then every 4 more (6, 10)
         assert s.wait_idle(5)
     assert suppressions(collect) == [
-        "strict: no hint, no error or result in the last 2 events "
+        "strict: no hint, no failure, error, result, sub-agent return or user message"
+        " in the last 2 events "
         "(2 events held since the session started)",
-        "strict: no hint, no error or result in the last 5 events "
+        "strict: no hint, no failure, error, result, sub-agent return or user message"
+        " in the last 5 events "
         "(6 events held since the session started)",
-        "strict: no hint, no error or result in the last 5 events "
+        "strict: no hint, no failure, error, result, sub-agent return or user message"
+        " in the last 5 events "
         "(10 events held since the session started)",
     ]
     suppressed = collect.of_type("narration_suppressed")
@@ -132,7 +134,9 @@ def test_strict_names_hints_that_do_not_call_for_speech(
         s.text("and going")
         assert s.wait_idle(5)
     assert suppressions(collect) == [
-        "strict: hints progress do not call for speech, no error or result in the last 2 "
+        "strict: hints progress do not call for speech, "
+        "no failure, error, result, sub-agent return or user message"
+        " in the last 2 "
         "events (2 events held since the session started)"
     ]
 
@@ -149,7 +153,8 @@ def test_a_narrative_starts_a_new_held_batch(
         s.text("c")
         assert s.wait_idle(5)
     assert suppressions(collect) == [
-        "strict: no hint, no error or result in the last 2 events "
+        "strict: no hint, no failure, error, result, sub-agent return or user message"
+        " in the last 2 events "
         "(2 events held since the last narration)"
     ]
 
@@ -174,7 +179,7 @@ def test_a_trigger_is_consumed_when_the_gate_speaks(
         s.text("and later")
         assert s.wait_idle(5)
         assert len(mock_narrator.calls) == 2
-    assert mock_narrator.reasons == ["gate", "gate", "final"]
+    assert mock_narrator.reasons == ["gate: error", "gate: hint user_waiting", "final"]
 
 
 def test_user_waiting_with_nothing_buffered_asks_for_an_idle_turn(
@@ -189,7 +194,7 @@ def test_user_waiting_with_nothing_buffered_asks_for_an_idle_turn(
         assert mock_narrator.wait_for_calls(2)
         assert s.wait_idle(5)
         s.tool_result(call.data["tool_use_id"], "5 passed")
-    assert mock_narrator.reasons == ["gate", "idle", "final"]
+    assert mock_narrator.reasons == ["gate: hint user_waiting", "idle", "final"]
     assert mock_narrator.calls[1].events == []
 
 
@@ -230,7 +235,7 @@ def test_a_bad_mode_is_reported_naming_key_and_value_and_the_session_runs_ungate
         assert s.wait_idle(5)
         s.error("boom")  # ungated: no forced speech, nothing suppressed either
         assert s.wait_idle(5)
-    assert "gate = 'loud': must be 'assist' or 'strict'" in caplog.text
+    assert "gate = 'loud': must be 'assist', 'strict' or 'llm'" in caplog.text
     assert gate.hooks.errors[("gate", "on_session_start")] == 1
     assert sum(count for (plugin, _), count in gate.hooks.errors.items() if plugin == "gate") == 1
     assert mock_narrator.reasons == ["max_buffer", "final"]

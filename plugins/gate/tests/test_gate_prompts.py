@@ -47,7 +47,7 @@ def test_controller_prompt_fills_every_section() -> None:
     )
     policy = section(prompt, "System Instructions")
     assert "agent_failed or task_completed or user_waiting" in policy
-    assert "agent_result or error" in policy
+    assert "agent_result, error, user_message, a failing tool result" in policy
     state = section(prompt, "Global State Digest")
     assert "- T1 build the parser: done" in state
     assert "- task_id=T2, status=running" in state
@@ -79,7 +79,9 @@ def test_narrator_prompt_is_none_when_not_speaking_and_the_silence_is_recorded()
     [event] = runner.recorded
     assert event.type == "narration_suppressed"
     assert event.data["reason"] == (
-        "controller: hints progress do not call for speech, no error or result in the last 2 events"
+        "controller: hints progress do not call for speech, "
+        "no failure, error, result, sub-agent return or user message"
+        " in the last 2 events"
     )
 
 
@@ -120,7 +122,11 @@ def test_in_a_session_the_suppression_is_emitted_into_it(
         assert runner.build_narrator_prompt([], "ctx", False) is None
     [event] = collect.of_type("narration_suppressed")
     assert event.session_id == s.id
-    assert event.data["reason"] == "controller: no hint, no error or result in the last 1 event"
+    assert (
+        event.data["reason"]
+        == "controller: no hint, no failure, error, result, sub-agent return or user message"
+        " in the last 1 event"
+    )
 
 
 def test_a_prompts_dir_overrides_the_shipped_templates(tmp_path: Path) -> None:

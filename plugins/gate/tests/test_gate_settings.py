@@ -23,6 +23,8 @@ def test_defaults(monologue_plugins: PluginSandbox) -> None:
 def test_values_may_arrive_as_strings(monologue_plugins: PluginSandbox) -> None:
     got = settings(gate="STRICT", idle_interval_s="2.5", gate_window="3")
     assert got == GateSettings(mode="strict", idle_interval_s=2.5, window=3)
+    got = settings(gate="llm", controller_timeout_s="0.5")
+    assert got == GateSettings(mode="llm", controller_timeout_s=0.5)
 
 
 def test_environment_variables(
@@ -36,8 +38,8 @@ def test_environment_variables(
 @pytest.mark.parametrize(
     ("values", "message"),
     [
-        ({"gate": "loud"}, "gate = 'loud': must be 'assist' or 'strict'"),
-        ({"gate": 1}, "gate = 1: must be 'assist' or 'strict'"),
+        ({"gate": "loud"}, "gate = 'loud': must be 'assist', 'strict' or 'llm'"),
+        ({"gate": 1}, "gate = 1: must be 'assist', 'strict' or 'llm'"),
         ({"idle_interval_s": "soon"}, "idle_interval_s = 'soon': must be a number of seconds"),
         ({"idle_interval_s": -1}, "idle_interval_s = -1: must be a number of seconds >= 0"),
         ({"idle_interval_s": "nan"}, "idle_interval_s = 'nan'"),
@@ -45,6 +47,8 @@ def test_environment_variables(
         ({"gate_window": 0}, "gate_window = 0: must be a whole number of events >= 1"),
         ({"gate_window": "five"}, "gate_window = 'five'"),
         ({"gate_window": 2.5}, "gate_window = 2.5"),
+        ({"controller_timeout_s": 0}, "controller_timeout_s = 0: must be a number of seconds > 0"),
+        ({"controller_timeout_s": "later"}, "controller_timeout_s = 'later'"),
     ],
 )
 def test_bad_values_name_the_key_and_the_value(

@@ -12,8 +12,8 @@ import pytest
 from gate_fixtures import FakeClock
 from monologue_gate import GateState, Watchdog, use_watchdog
 
+from monologue import Session
 from monologue.events import utcnow
-from monologue.sessions import Session
 from monologue.testing import WAIT, MockNarrator, PluginSandbox
 
 
@@ -67,13 +67,13 @@ def test_a_narrative_restarts_the_quiet_stretch(
         clock.advance(10)  # 20 s since the start, 10 s since the narrative
         watchdog.check()
         assert s.wait_idle(5)
-        assert mock_narrator.reasons == ["gate"]
+        assert mock_narrator.reasons == ["gate: hint user_waiting"]
         s.text("more reading")
         clock.advance(5)
         watchdog.check()
         assert mock_narrator.wait_for_calls(2)
         assert s.wait_idle(5)
-    assert mock_narrator.reasons == ["gate", "idle"]
+    assert mock_narrator.reasons == ["gate: hint user_waiting", "idle"]
 
 
 def test_a_waiting_narrator_does_not_make_the_watchdog_repeat_itself(

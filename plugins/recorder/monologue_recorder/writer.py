@@ -8,6 +8,8 @@ whether it is fsync'ed (see :data:`POLICIES` and docs/formats.md).
 
 A write that fails (disk full, permissions, a vanished directory) is reported once, naming
 the plugin and the file, and ends the recording of that session: the agent never notices.
+A write cut short (the disk filled up in the middle of a line) is rolled back to the end of
+the last whole line, so the file keeps the promise of whole lines only.
 """
 
 from __future__ import annotations
@@ -22,7 +24,12 @@ import time
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+from monologue.recording import DEFAULT_MAX_EVENT_BYTES, event_line
+
+if TYPE_CHECKING:
+    from monologue.events import Event
 
 log = logging.getLogger("monologue.recorder")
 
@@ -59,9 +66,13 @@ DEFAULT_POLICY: Final = "batch"
 class RecordingFile:
     """The open recording of one session."""
 
-    def __init__(self, path: Path, policy: Policy) -> None:
+    def __init__(
+        self, path: Path, policy: Policy, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+    ) -> None:
         self.path = path
         self.policy = policy
+        self.max_event_bytes = max_event_bytes
+        """Every event line is cut to fit this (see :func:`monologue.recording.event_line`)."""
         self.error: OSError | None = None
         """The first failure; the recording stopped there."""
         self._lock = threading.Lock()
@@ -84,6 +95,10 @@ class RecordingFile:
         if self._fd is not None:
             _open_files.add(self)
         return self._fd is not None
+
+    def append_event(self, event: Event) -> None:
+        """Queue one event's line, within the size budget."""
+        self.append(event_line(event, self.max_event_bytes))
 
     def append(self, line: str) -> None:
         """Queue one line (without its newline); write it when the policy says so."""
@@ -126,20 +141,23 @@ class RecordingFile:
         data = "".join(lines).encode("utf-8")
         self._lines = []
         self._chars = 0
+        fd = self._fd
+        view = memoryview(data)
         try:
-            view = memoryview(data)
             while view:
-                # Regular files only write short on errors; finish the batch if one does.
-                view = view[os.write(self._fd, view) :]
+                # Regular files only write short on errors (a full disk): the next write
+                # raises the error.
+                view = view[os.write(fd, view) :]
             if self.policy.fsync_each:
-                os.fsync(self._fd)
+                os.fsync(fd)
         except OSError as exc:
-            fd, self._fd = self._fd, None
+            self._fd = None
+            ending = _end_on_whole_line(fd, data, len(data) - len(view))
             with contextlib.suppress(OSError):
                 os.close(fd)
-            self._fail(exc)
+            self._fail(exc, ending)
 
-    def _fail(self, exc: OSError) -> None:
+    def _fail(self, exc: OSError, ending: str = "") -> None:
         if self.error is not None:
             return
         self.error = exc
@@ -147,12 +165,34 @@ class RecordingFile:
         if exc.errno == errno.ENOSPC:
             reason = "the disk is full"
         log.error(
-            "%s: cannot write the recording %s (%s); recording of this session stops here, "
+            "%s: cannot write the recording %s (%s); recording of this session stops here%s, "
             "the agent goes on",
             PLUGIN,
             self.path,
             reason,
+            ending,
         )
+
+
+def _end_on_whole_line(fd: int, data: bytes, written: int) -> str:
+    """After a failed write of ``data`` of which ``written`` bytes reached the file, make the
+    file end on a whole line again; says what was done, for the error message."""
+    partial = written - (data.rfind(b"\n", 0, written) + 1)
+    if not partial:
+        return ""
+    try:
+        end = os.fstat(fd).st_size
+        # O_APPEND: the partial line is what the file ends with.
+        if end >= partial:
+            os.ftruncate(fd, end - partial)
+            return f" (a partly written line of {partial} bytes was removed)"
+    except OSError:
+        pass
+    try:
+        os.write(fd, b"\n")
+    except OSError:
+        return f" (the last {partial} bytes are a partly written line; readers skip it)"
+    return f" (a partly written line of {partial} bytes was ended; readers skip it)"
 
 
 class _Flusher:

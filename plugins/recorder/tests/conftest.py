@@ -4,31 +4,18 @@ manager, a record directory of the test's own, and the ``monologue`` CLI run in-
 from __future__ import annotations
 
 import json
-import logging
 import os
-import subprocess
-import sys
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from monologue.testing import PluginSandbox
 
 HERE = Path(__file__).parent
 EXAMPLES = HERE.parents[2] / "examples" / "sessions"
-
-
-@pytest.fixture(autouse=True)
-def _restore_logging() -> Iterator[None]:
-    """The CLI configures the ``monologue`` logger for a terminal; undo it after each test."""
-    logger = logging.getLogger("monologue")
-    saved = (logger.handlers[:], logger.level, logger.propagate)
-    yield
-    logger.handlers[:], logger.level, logger.propagate = saved
 
 
 @pytest.fixture
@@ -46,19 +33,14 @@ def record_dir(recorder: PluginSandbox, tmp_path: Path) -> Path:
     return tmp_path / "sessions"
 
 
-@dataclass
-class Cli:
-    """``monologue`` run in-process against the test's plugin manager."""
-
-    def __call__(self, *args: str) -> Result:
-        from monologue.cli import cli
-
-        return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+Cli = Callable[..., Result]
+"""The ``monologue_cli`` fixture: ``monologue ARGS`` run in-process."""
 
 
 @pytest.fixture
-def run_cli(recorder: PluginSandbox) -> Cli:
-    return Cli()
+def run_cli(recorder: PluginSandbox, monologue_cli: Cli) -> Cli:
+    """``monologue`` run in-process, with the recorder loaded."""
+    return monologue_cli
 
 
 def recording_of(record_dir: Path, session_id: str) -> Path:
@@ -67,20 +49,6 @@ def recording_of(record_dir: Path, session_id: str) -> Path:
 
 def json_lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def narrated_subprocess(
-    *args: str, env: dict[str, str] | None = None, **kwargs: Any
-) -> subprocess.Popen[str]:
-    """``monologue ARGS`` in a real process, narrated by the echo narrator."""
-    return subprocess.Popen(
-        [sys.executable, str(HERE / "recorder_echo_narrator.py"), *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=subprocess_env(env),
-        **kwargs,
-    )
 
 
 def subprocess_env(extra: dict[str, str] | None = None) -> dict[str, str]:

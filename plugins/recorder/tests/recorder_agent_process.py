@@ -29,7 +29,7 @@ def main() -> None:
 
     import monologue_recorder
 
-    from monologue.sessions import Session
+    from monologue import Session
 
     manager = MonologuePluginManager()
     manager.register(monologue_recorder, "recorder")

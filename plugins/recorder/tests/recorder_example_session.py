@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from monologue.sessions import Session
+    from monologue import Session
 
 EXAMPLE_NAME = "fix-retry-limit.monologue.jsonl"
 TASK = "The API client gives up after 3 retries; make the retry limit configurable."

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from conftest import HERE, Cli, recording_of, subprocess_env, wait_for
 from monologue_recorder import writer
-from monologue_recorder.reading import read_recording
 
+from monologue.recording import read_recording
 from monologue.testing import PluginSandbox
 
 AGENT = str(HERE / "recorder_agent_process.py")

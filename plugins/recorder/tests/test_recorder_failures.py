@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from conftest import recording_of, wait_for
 from monologue_recorder import writer
-from monologue_recorder.reading import read_recording
 
+from monologue.recording import read_recording
 from monologue.testing import MockNarrator, PluginSandbox
 
 

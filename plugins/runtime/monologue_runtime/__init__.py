@@ -1,7 +1,9 @@
 """monologue-runtime: a task graph several agents share safely, with lifecycle events and
 output guardrails.
 
-Agents take tasks from ``tasks.graph.json`` in the data folder (:class:`TaskGraphStore`),
+Agents take tasks from a :class:`TaskStore`: files in the data folder (:class:`TaskGraphStore`,
+the default) or a PostgreSQL database (:class:`PostgresTaskStore`), chosen by the
+``runtime_store`` setting (:func:`open_store`). They
 report progress and results as ``agent_update`` / ``agent_result`` events through the
 monologue pipeline (:class:`AgentRuntime`), and never speak to the user: only the narrator
 does (:class:`PolicyViolation`). ``monologue tasks list|add|show`` inspects the graph.
@@ -14,10 +16,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from monologue import hookimpl
-from monologue.lazy import lazy_exports
+from monologue import hookimpl, lazy_exports
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import click
 
     from .agent import BaseAgent, TaskFailed
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
         GraphLockTimeout,
         InvalidTaskError,
         OwnershipError,
+        StoreUnavailableError,
         TaskGraphError,
         UnknownTaskError,
     )
@@ -33,8 +37,11 @@ if TYPE_CHECKING:
     from .guardrails import PolicyError, PolicyViolation, check_internal
     from .models import AgentError, AgentResult, AgentTask, TaskStatus
     from .payloads import AgentResultPayload, AgentUpdatePayload
+    from .postgres import PostgresTaskStore
     from .runtime import AgentRuntime
+    from .storage import Change, ClaimRules, TaskEvent, TaskStore
     from .store import TaskGraphStore
+    from .stores import open_store
 
 __all__ = [
     "AgentError",
@@ -44,19 +51,26 @@ __all__ = [
     "AgentTask",
     "AgentUpdatePayload",
     "BaseAgent",
+    "Change",
+    "ClaimRules",
     "GraphFileError",
     "GraphLockTimeout",
     "InvalidTaskError",
     "OwnershipError",
     "PolicyError",
     "PolicyViolation",
+    "PostgresTaskStore",
+    "StoreUnavailableError",
+    "TaskEvent",
     "TaskFailed",
     "TaskGraph",
     "TaskGraphError",
     "TaskGraphStore",
     "TaskStatus",
+    "TaskStore",
     "UnknownTaskError",
     "check_internal",
+    "open_store",
 ]
 
 _LAZY = {
@@ -80,7 +94,22 @@ _LAZY = {
     "PolicyViolation": "guardrails",
     "check_internal": "guardrails",
     "TaskGraphStore": "store",
+    "PostgresTaskStore": "postgres",
+    "StoreUnavailableError": "errors",
+    "Change": "storage",
+    "ClaimRules": "storage",
+    "TaskEvent": "storage",
+    "TaskStore": "storage",
+    "open_store": "stores",
 }
+
+
+@hookimpl
+def register_event_types(register: Callable[..., None]) -> None:
+    from .event_types import AgentResultData, AgentUpdateData
+
+    register("agent_update", AgentUpdateData)
+    register("agent_result", AgentResultData)
 
 
 @hookimpl

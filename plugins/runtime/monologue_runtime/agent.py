@@ -8,6 +8,7 @@ else (claiming, heartbeats, completion, failure, retries) is the runtime's busin
 from __future__ import annotations
 
 import logging
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from datetime import datetime
@@ -139,6 +140,30 @@ class BaseAgent(ABC):
         stored = runtime.fail_task(task.id, error)
         self.on_error(stored, error, runtime)
         return stored
+
+    def serve(
+        self,
+        runtime: AgentRuntime,
+        stop: threading.Event,
+        *,
+        poll_interval: float | None = None,
+    ) -> list[AgentTask]:
+        """Execute tasks as they come until ``stop`` is set; returns them.
+
+        When there is no work the agent sleeps in :meth:`AgentRuntime.wait_for_work`: with
+        PostgreSQL it wakes on the notification new work sends. It also looks again every
+        ``poll_interval`` seconds (default: half the heartbeat timeout), so that tasks a
+        dead agent held are reclaimed in time even when nothing else happens.
+        """
+        interval = poll_interval if poll_interval is not None else runtime.heartbeat_timeout / 2
+        done: list[AgentTask] = []
+        while not stop.is_set():
+            task = self.execute_once(runtime)
+            if task is not None:
+                done.append(task)
+            elif not stop.is_set():
+                runtime.wait_for_work(interval)
+        return done
 
     def run(self, runtime: AgentRuntime, max_tasks: int | None = None) -> list[AgentTask]:
         """Execute tasks until there is no work left (or ``max_tasks``); returns them."""

@@ -1,4 +1,4 @@
-"""``monologue tasks list | add | show``: look at and add to the task graph.
+"""``monologue tasks list | add | show | prune``: look at, add to and prune the task graph.
 
 Only click is imported here; the store and its models load when a command runs.
 """
@@ -6,28 +6,36 @@ Only click is imported here; the store and its models load when a command runs.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 if TYPE_CHECKING:
-    from .graph import TaskGraph
     from .models import AgentTask
-    from .store import TaskGraphStore
+    from .storage import TaskStore
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _data_dir_option(command: F) -> F:
-    return click.option(
+    command = click.option(
         "--data-dir",
         type=click.Path(file_okay=False, path_type=Path),
         default=None,
         help="Folder of tasks.graph.json (default: data_dir from the configuration, "
         "MONOLOGUE_DATA_DIR, else $XDG_DATA_HOME/monologue).",
+    )(command)
+    return click.option(
+        "--store",
+        metavar="file|URL",
+        default=None,
+        help="'file', or a postgresql:// URL (default: runtime_store from the configuration, "
+        "MONOLOGUE_RUNTIME_STORE, else file).",
     )(command)
 
 
@@ -36,21 +44,26 @@ def _json_option(command: F) -> F:
 
 
 @contextmanager
-def _open_store(data_dir: Path | None) -> Iterator[TaskGraphStore]:
+def _open_store(data_dir: Path | None, store: str | None) -> Iterator[TaskStore]:
     """The store, with graph errors (bad file, unknown task...) as clean CLI errors."""
     from monologue.errors import MonologueError
 
-    from .store import TaskGraphStore
+    from .stores import open_store
 
     try:
-        yield TaskGraphStore(data_dir)
+        opened = open_store(store, data_dir=data_dir)
+        try:
+            yield opened
+        finally:
+            opened.close()
     except MonologueError as exc:
         raise click.ClickException(str(exc)) from exc
 
 
 @click.group("tasks")
 def tasks() -> None:
-    """The agent task graph (tasks.graph.json in the data folder).
+    """The agent task graph (tasks.graph.json in the data folder, or the PostgreSQL
+    database runtime_store names).
 
     Agents built on monologue-runtime claim these tasks; these commands show them and add
     new ones.
@@ -65,7 +78,12 @@ def tasks() -> None:
 @_json_option
 @_data_dir_option
 def list_command(
-    *, status: str | None, task_type: str | None, as_json: bool, data_dir: Path | None
+    *,
+    status: str | None,
+    task_type: str | None,
+    as_json: bool,
+    data_dir: Path | None,
+    store: str | None,
 ) -> None:
     """List tasks in the order they were added (JSON: one object per line)."""
     from .models import TaskStatus
@@ -79,11 +97,12 @@ def list_command(
             raise click.BadParameter(
                 f"{status!r} is not a status (one of: {choices})", param_hint="--status"
             ) from None
-    with _open_store(data_dir) as store:
-        graph = store.read()
+    with _open_store(data_dir, store) as opened:
+        everything = opened.list()
+        where = opened.location
     rows = [
         task
-        for task in graph
+        for task in everything
         if (wanted is None or task.status is wanted)
         and (task_type is None or task.type == task_type)
     ]
@@ -92,13 +111,15 @@ def list_command(
             click.echo(task.model_dump_json())
         return
     if not rows:
-        click.echo(f"no tasks{' match' if len(graph) else ''} in {graph.path}")
+        click.echo(f"no tasks{' match' if everything else ''} in {where}")
         return
+    done = {task.id for task in everything if task.status == "completed"}
     click.echo(
         f"{'ID':<26}  {'STATUS':<11}  {'PRI':>4}  {'TYPE':<14}  {'OWNER':<12}  TRIES  WAITING ON"
     )
     for task in rows:
-        waiting = ", ".join(graph.unmet_dependencies(task)) if task.status == "pending" else ""
+        unmet = [dep for dep in task.dependency_ids if dep not in done]
+        waiting = ", ".join(unmet) if task.status == "pending" else ""
         click.echo(
             f"{task.id:<26}  {task.status.value:<11}  {task.priority:>4}  {task.type:<14}  "
             f"{task.owner or '-':<12}  {task.attempt:>5}  {waiting}"
@@ -134,6 +155,7 @@ def add_command(
     task_id: str | None,
     as_json: bool,
     data_dir: Path | None,
+    store: str | None,
 ) -> None:
     """Add a PENDING task of TYPE and print its id."""
     fields: dict[str, Any] = {
@@ -146,8 +168,8 @@ def add_command(
     }
     if task_id is not None:
         fields["id"] = task_id
-    with _open_store(data_dir) as store:
-        task = store.create(task_type, **fields)
+    with _open_store(data_dir, store) as opened:
+        task = opened.create(task_type, **fields)
     click.echo(task.model_dump_json() if as_json else task.id)
 
 
@@ -155,19 +177,53 @@ def add_command(
 @click.argument("task_id", metavar="ID")
 @_json_option
 @_data_dir_option
-def show_command(task_id: str, as_json: bool, data_dir: Path | None) -> None:
+def show_command(task_id: str, as_json: bool, data_dir: Path | None, store: str | None) -> None:
     """Show one task: its fields, what it waits on, its result or last error."""
-    with _open_store(data_dir) as store:
-        graph = store.read()
-        task = graph.get(task_id)
+    with _open_store(data_dir, store) as opened:
+        task = opened.get(task_id)
+        unmet = set(opened.unmet_dependencies(task))
     if as_json:
         click.echo(task.model_dump_json())
         return
-    for label, value in _describe(task, graph):
+    for label, value in _describe(task, unmet):
         click.echo(f"{label + ':':<12} {value}")
 
 
-def _describe(task: AgentTask, graph: TaskGraph) -> Iterator[tuple[str, str]]:
+@tasks.command("prune")
+@click.option(
+    "--older-than",
+    "older_than",
+    required=True,
+    metavar="DURATION",
+    help="Archive finished tasks last changed longer ago than this: 30d, 12h, 15m, 90s.",
+)
+@_json_option
+@_data_dir_option
+def prune_command(older_than: str, as_json: bool, data_dir: Path | None, store: str | None) -> None:
+    """Move COMPLETED and FAILED tasks out of the graph into its archive (tasks that
+    unfinished tasks still depend on stay)."""
+    age = _duration(older_than)
+    with _open_store(data_dir, store) as opened:
+        ids = opened.prune(age)
+        where = opened.location
+    if as_json:
+        click.echo(json.dumps({"archived": ids}))
+        return
+    click.echo(f"archived {len(ids)} finished task{'s' if len(ids) != 1 else ''} from {where}")
+
+
+def _duration(text: str) -> timedelta:
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([dhms])\s*", text)
+    if match is None:
+        raise click.BadParameter(
+            f"{text!r} is not a duration: a number and a unit, d, h, m or s (e.g. 30d)",
+            param_hint="--older-than",
+        )
+    unit = {"d": "days", "h": "hours", "m": "minutes", "s": "seconds"}[match.group(2)]
+    return timedelta(**{unit: float(match.group(1))})
+
+
+def _describe(task: AgentTask, unmet: set[str]) -> Iterator[tuple[str, str]]:
     yield "id", task.id
     yield "type", task.type
     yield "status", task.status.value
@@ -181,7 +237,6 @@ def _describe(task: AgentTask, graph: TaskGraph) -> Iterator[tuple[str, str]]:
     if task.parent_id is not None:
         yield "parent", task.parent_id
     if task.dependency_ids:
-        unmet = set(graph.unmet_dependencies(task))
         yield (
             "depends on",
             ", ".join(

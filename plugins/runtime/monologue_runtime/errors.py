@@ -1,4 +1,5 @@
-"""Errors of the task graph. Every message starts with the graph file it is about."""
+"""Errors of the task graph. Every message starts with where the graph is: its file, or
+its database URL without the password."""
 
 from __future__ import annotations
 
@@ -30,6 +31,10 @@ class UnknownTaskError(TaskGraphError, LookupError):
 
 class OwnershipError(TaskGraphError):
     """An agent reported on a task it does not hold (finished, or reclaimed from it)."""
+
+
+class StoreUnavailableError(TaskGraphError):
+    """The store cannot be reached (database down, credentials refused, wrong URL)."""
 
 
 class GraphLockTimeout(TaskGraphError):

@@ -3,28 +3,55 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from datetime import datetime
 from operator import attrgetter
 from pathlib import Path
 
 from .errors import InvalidTaskError, UnknownTaskError
 from .models import AgentTask, TaskStatus
+from .storage import TaskEvent
 
 # Among tasks of equal priority the oldest runs first; the id breaks ties in creation time.
 _AGE = attrgetter("created_at", "id")
 
 
 class TaskGraph:
-    """The tasks of one graph file, in the order they were added.
+    """The tasks of one graph, in the order they were added.
 
-    A graph handed out by :meth:`TaskGraphStore.transaction` is written back when the block
-    ends if :meth:`put` was called; tasks are frozen, so changes are made by putting an
-    updated copy (``task.model_copy(update=...)``).
+    A graph handed out by :meth:`TaskGraphStore.transaction` is one atomic step: the tasks
+    :meth:`put` and the events :meth:`log` are written together when the block ends (and
+    :meth:`rollback` undoes them when it raises); tasks are frozen, so changes are made by
+    putting an updated copy (``task.model_copy(...)``). Pending tasks by type and running
+    tasks are indexed, so that a claim looks only at the tasks it could take.
     """
 
-    def __init__(self, path: Path, tasks: dict[str, AgentTask]) -> None:
+    def __init__(self, path: str | Path, tasks: dict[str, AgentTask]) -> None:
         self.path = path
         self._tasks = tasks
-        self.changed = False
+        self._pending: dict[str, dict[str, AgentTask]] = {}
+        self._running: dict[str, AgentTask] = {}
+        for task in tasks.values():
+            self._index(task)
+        self.begin()
+
+    def begin(self) -> None:
+        """Start a new step: nothing written, logged or to undo yet."""
+        self.written: dict[str, AgentTask] = {}
+        self.events: list[TaskEvent] = []
+        self._undo: dict[str, AgentTask | None] = {}
+
+    def rollback(self) -> None:
+        """Undo the puts of this step, newest first."""
+        for task_id, old in reversed(self._undo.items()):
+            self._unindex(self._tasks.pop(task_id))
+            if old is not None:
+                self._tasks[task_id] = old
+                self._index(old)
+        self.begin()
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.written)
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -41,11 +68,62 @@ class TaskGraph:
         except KeyError:
             raise UnknownTaskError(self.path, f"no task {task_id!r}") from None
 
-    def put(self, task: AgentTask) -> AgentTask:
-        """Add ``task``, or replace the task with its id."""
+    def load(self, task: AgentTask) -> None:
+        """Take in a task someone else wrote (not part of this step)."""
+        old = self._tasks.get(task.id)
+        if old is not None:
+            self._unindex(old)
         self._tasks[task.id] = task
-        self.changed = True
+        self._index(task)
+
+    def put(self, task: AgentTask) -> AgentTask:
+        """Add ``task``, or replace the task with its id, as part of this step."""
+        if task.id not in self._undo:
+            self._undo[task.id] = self._tasks.get(task.id)
+        self.load(task)
+        self.written[task.id] = task
         return task
+
+    def log(self, event: TaskEvent) -> None:
+        """Write ``event`` with this step's tasks."""
+        self.events.append(event)
+
+    def _index(self, task: AgentTask) -> None:
+        if task.status is TaskStatus.PENDING:
+            self._pending.setdefault(task.type, {})[task.id] = task
+        elif task.status is TaskStatus.IN_PROGRESS:
+            self._running[task.id] = task
+
+    def _unindex(self, task: AgentTask) -> None:
+        self._pending.get(task.type, {}).pop(task.id, None)
+        self._running.pop(task.id, None)
+
+    def add(self, tasks: Iterable[AgentTask]) -> None:
+        """Put new tasks; ids must be new, links known (or among them), no cycle."""
+        tasks = list(tasks)
+        for task in tasks:
+            if task.id in self._tasks:
+                raise InvalidTaskError(self.path, f"a task with id {task.id!r} already exists")
+            self.put(task)
+        self.check_links(task.id for task in tasks)
+
+    def in_progress(self) -> list[AgentTask]:
+        return list(self._running.values())
+
+    def prunable(self, cutoff: datetime) -> list[str]:
+        """Finished tasks last changed before ``cutoff`` that no unfinished task needs."""
+        finished = (TaskStatus.COMPLETED, TaskStatus.FAILED)
+        needed = {
+            link
+            for task in self._tasks.values()
+            if task.status not in finished
+            for link in (*task.dependency_ids, task.parent_id)
+        }
+        return [
+            task.id
+            for task in self._tasks.values()
+            if task.status in finished and task.updated_at < cutoff and task.id not in needed
+        ]
 
     def unmet_dependencies(self, task: AgentTask) -> list[str]:
         """Ids of the dependencies of ``task`` that are not COMPLETED (yet)."""
@@ -59,13 +137,10 @@ class TaskGraph:
     def next_ready(self, task_type: str) -> AgentTask | None:
         """The PENDING task of ``task_type`` to run first among those whose dependencies
         are all COMPLETED: highest priority, then oldest."""
-        pending = TaskStatus.PENDING  # looked up once: this loop runs on every claim
         ready = [
             task
-            for task in self._tasks.values()
-            if task.status is pending
-            and task.type == task_type
-            and not (task.dependency_ids and self.unmet_dependencies(task))
+            for task in self._pending.get(task_type, {}).values()
+            if not (task.dependency_ids and self.unmet_dependencies(task))
         ]
         if not ready:
             return None
@@ -115,5 +190,7 @@ class TaskGraph:
                     continue
                 path.append(dep)
                 on_path.add(dep)
-                stack.append(iter(self._tasks[dep].dependency_ids))
+                # A store may hand over only part of the graph: what is not here is a leaf.
+                known = self._tasks.get(dep)
+                stack.append(iter(known.dependency_ids if known is not None else ()))
         return None

@@ -12,8 +12,7 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue, field_validator
 
-from monologue.events import utcnow
-from monologue.ids import new_id
+from monologue.events import new_id, utcnow
 
 Outcome = Literal["success", "failed", "partial"]
 

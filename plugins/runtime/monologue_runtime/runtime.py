@@ -1,9 +1,9 @@
 """``AgentRuntime``: one agent's handle on the shared task graph, and its voice.
 
 A runtime claims tasks of its agent type, keeps their heartbeat, and reports how they end.
-Each step is one read-modify-write of the graph under its lock; the matching event
-(``agent_update``, ``agent_result``) is recorded after the write succeeded, through a
-monologue session, so the recorder keeps it and the gate hears it. Events are always
+Each step is one atomic step of its :class:`~monologue_runtime.TaskStore`, which logs the
+matching event (``agent_update``, ``agent_result``) with the change; the runtime then relays
+it through a monologue session, so the recorder keeps it and the gate hears it. Events are always
 ``internal``; payloads that try to reach the user are refused before anything happens
 (see :mod:`.guardrails`).
 
@@ -15,25 +15,21 @@ own named after the agent, which :meth:`AgentRuntime.close` (or leaving ``with``
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
-from datetime import datetime, timedelta
+from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
-from pydantic import BaseModel
-
+from monologue import Session, current
 from monologue.config import MonologueConfig, load_config
 from monologue.errors import ConfigError
 from monologue.events import Event, utcnow
-from monologue.sessions import Session, current
 
-from .errors import OwnershipError
-from .graph import TaskGraph
 from .guardrails import check_internal
 from .models import AgentError, AgentResult, AgentTask, TaskStatus
-from .payloads import AgentResultPayload, AgentUpdatePayload
-from .store import DEFAULT_LOCK_TIMEOUT_S, TaskGraphStore
+from .payloads import AgentUpdatePayload
+from .storage import Change, ClaimRules, TaskStore
+from .stores import open_store
 
 DEFAULT_HEARTBEAT_INTERVAL_S = 10.0
 DEFAULT_HEARTBEAT_TIMEOUT_S = 60.0
@@ -47,8 +43,10 @@ class AgentRuntime:
     :meth:`heartbeat_due`). ``heartbeat_timeout`` (config ``runtime_heartbeat_timeout_s``,
     default 60 s): after this long without a heartbeat, a task is taken back from its owner.
     ``max_attempts`` (config ``runtime_max_attempts``, default 3): attempts a task gets before
-    a retryable error, or a lost owner, fails it for good. ``data_dir`` overrides the
-    configured data folder.
+    a retryable error, or a lost owner, fails it for good. ``store`` is a
+    :class:`TaskStore`, or a ``runtime_store`` value (``file`` or a PostgreSQL URL; default:
+    the configured one); a store the runtime opened is closed with it. ``data_dir``
+    overrides the configured data folder of the file store.
     """
 
     def __init__(
@@ -61,7 +59,8 @@ class AgentRuntime:
         session: Session | None = None,
         max_attempts: int | None = None,
         heartbeat_timeout: float | None = None,
-        lock_timeout: float = DEFAULT_LOCK_TIMEOUT_S,
+        lock_timeout: float | None = None,
+        store: TaskStore | str | None = None,
     ) -> None:
         for name, value in (("agent_id", agent_id), ("agent_type", agent_type)):
             if not isinstance(value, str) or not value.strip():
@@ -90,7 +89,14 @@ class AgentRuntime:
                 f"({self.heartbeat_timeout:g} s), got {heartbeat_interval!r}"
             )
         self.heartbeat_interval = float(heartbeat_interval)
-        self.store = TaskGraphStore(data_dir, config=config, lock_timeout=lock_timeout)
+        self.store: TaskStore
+        if isinstance(store, TaskStore):
+            self.store, self._owns_store = store, False
+        else:
+            self.store = open_store(
+                store, data_dir=data_dir, config=config, lock_timeout=lock_timeout
+            )
+            self._owns_store = True
         self._owns_session = session is None
         if session is None:
             session = Session(agent_id, config=config, meta={"agent_type": agent_type})
@@ -98,7 +104,7 @@ class AgentRuntime:
         self._closed = False
 
     def __repr__(self) -> str:
-        return f"<AgentRuntime {self.agent_id!r} ({self.agent_type}) on {self.store.path}>"
+        return f"<AgentRuntime {self.agent_id!r} ({self.agent_type}) on {self.store.location}>"
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -107,49 +113,32 @@ class AgentRuntime:
         if self._closed:
             return
         self._closed = True
+        if self._owns_store:
+            self.store.close()
         if self._owns_session:
             self.session.close(error=error)
 
     def __enter__(self) -> AgentRuntime:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close(error=exc)
+    def __exit__(self, *exc_info: object) -> None:
+        error = exc_info[1] if len(exc_info) > 1 else None
+        self.close(error=error if isinstance(error, BaseException) else None)
 
     # -- claiming -----------------------------------------------------------------------
 
     def poll_next_task(self, now: datetime | None = None) -> AgentTask | None:
         """Take the next task to run, or ``None`` when there is none.
 
-        In one locked step: stale tasks are reclaimed (see :meth:`reclaim_stale`), then the
+        In one atomic step: stale tasks are reclaimed (see :meth:`reclaim_stale`), then the
         PENDING task of this agent type whose dependencies are all COMPLETED, highest
         priority first and then oldest, becomes IN_PROGRESS, owned by this agent, with its
         attempt counted.
         """
         self._check_open()
-        now = now or utcnow()
-        with self.store.transaction() as graph:
-            reclaimed = self._reclaim(graph, now, self.heartbeat_timeout)
-            task = graph.next_ready(self.agent_type)
-            if task is not None:
-                task = graph.put(
-                    task.model_copy(
-                        update={
-                            "status": TaskStatus.IN_PROGRESS,
-                            "owner": self.agent_id,
-                            "attempt": task.attempt + 1,
-                            "heartbeat_at": now,
-                            "updated_at": now,
-                        }
-                    )
-                )
-        self._record_reclaims(reclaimed)
-        return None if task is None else task.model_copy(deep=True)
+        change = self.store.claim(self.agent_id, self.agent_type, self._rules(), now or utcnow())
+        self._relay(change)
+        return change.task
 
     def reclaim_stale(
         self, timeout: float | None = None, now: datetime | None = None
@@ -161,10 +150,15 @@ class AgentRuntime:
         has had ``max_attempts`` attempts. Returns the tasks as stored.
         """
         self._check_open()
-        with self.store.transaction() as graph:
-            reclaimed = self._reclaim(graph, now or utcnow(), timeout or self.heartbeat_timeout)
-        self._record_reclaims(reclaimed)
-        return [task.model_copy(deep=True) for task in reclaimed]
+        change = self.store.reclaim_stale(self._rules(timeout), now or utcnow(), self.agent_id)
+        self._relay(change)
+        return change.reclaimed
+
+    def wait_for_work(self, timeout: float) -> bool:
+        """Block until new work may be there (PostgreSQL: a notification; files: a change
+        on disk) or ``timeout`` seconds pass."""
+        self._check_open()
+        return self.store.wait_for_work(timeout)
 
     def heartbeat_due(self, last_ts: datetime | None, now: datetime | None = None) -> bool:
         """True when ``heartbeat_interval`` has passed since ``last_ts`` (or there was none)."""
@@ -188,20 +182,18 @@ class AgentRuntime:
         ``details`` is free-form JSON kept under ``data["details"]``.
         """
         self._admit("agent_update", task_id, details)
-        now = now or utcnow()
-        with self.store.transaction() as graph:
-            task = self._held(graph, task_id)
-            payload = AgentUpdatePayload(
-                task_id=task_id,
-                agent_id=self.agent_id,
-                message=message,
-                progress=progress,
-                attempt=task.attempt,
-                status=task.status,
-                details=dict(details or {}),
-            )
-            graph.put(task.model_copy(update={"heartbeat_at": now, "updated_at": now}))
-        return self._record("agent_update", payload)
+        # Validated before the step, so that a bad progress value changes nothing.
+        fields = AgentUpdatePayload(
+            task_id=task_id,
+            agent_id=self.agent_id,
+            message=message,
+            progress=progress,
+            attempt=0,
+            status=TaskStatus.IN_PROGRESS,
+            details=dict(details or {}),
+        ).model_dump(mode="json", include={"message", "progress", "details"})
+        change = self.store.heartbeat(task_id, self.agent_id, now or utcnow(), fields)
+        return self._relay(change)[0]
 
     def complete_task(
         self,
@@ -218,13 +210,7 @@ class AgentRuntime:
         result = AgentResult.model_validate(result)
         if result.task_id != task_id:
             raise ValueError(f"the result is for task {result.task_id!r}, not for task {task_id!r}")
-        status = TaskStatus.FAILED if result.outcome == "failed" else TaskStatus.COMPLETED
-        return self._finish(
-            task_id,
-            now,
-            lambda task: {"status": status, "result": result},
-            lambda stored: AgentResultPayload.of_result(stored, self.agent_id, result),
-        )
+        return self._stored(self.store.complete(task_id, self.agent_id, result, now or utcnow()))
 
     def fail_task(
         self,
@@ -240,19 +226,8 @@ class AgentRuntime:
         """
         self._admit("agent_result", task_id, error)
         error = AgentError.model_validate(error)
-
-        def settle(task: AgentTask) -> dict[str, Any]:
-            retry = error.retryable and task.attempt < self.max_attempts
-            if retry:
-                return {"status": TaskStatus.PENDING, "owner": None, "error": error}
-            return {"status": TaskStatus.FAILED, "error": error}
-
-        return self._finish(
-            task_id,
-            now,
-            settle,
-            lambda stored: AgentResultPayload.of_error(stored, self.agent_id, error),
-        )
+        change = self.store.fail(task_id, self.agent_id, error, self._rules(), now or utcnow())
+        return self._stored(change)
 
     # -- plumbing -----------------------------------------------------------------------
 
@@ -265,71 +240,28 @@ class AgentRuntime:
         self._check_open()
         check_internal(payload, f"{event_type} for task {task_id!r}")
 
-    def _held(self, graph: TaskGraph, task_id: str) -> AgentTask:
-        task = graph.get(task_id)
-        if task.status is not TaskStatus.IN_PROGRESS or task.owner != self.agent_id:
-            holder = f"held by {task.owner!r}" if task.owner else "held by nobody"
-            raise OwnershipError(
-                graph.path,
-                f"task {task_id!r} is {task.status.value} and {holder}, not by "
-                f"{self.agent_id!r} (finished already, or reclaimed after its heartbeat "
-                "stopped); nothing was recorded",
-            )
-        return task
-
-    def _finish(
-        self,
-        task_id: str,
-        now: datetime | None,
-        changes: Callable[[AgentTask], dict[str, Any]],
-        report: Callable[[AgentTask], AgentResultPayload],
-    ) -> AgentTask:
-        """End the attempt: apply ``changes`` to the held task, then record ``report``."""
-        now = now or utcnow()
-        with self.store.transaction() as graph:
-            task = self._held(graph, task_id)
-            update = {**changes(task), "heartbeat_at": None, "updated_at": now}
-            stored = graph.put(task.model_copy(update=update))
-        self._record("agent_result", report(stored))
-        return stored.model_copy(deep=True)
-
-    def _reclaim(self, graph: TaskGraph, now: datetime, timeout: float) -> list[AgentTask]:
-        cutoff = now - timedelta(seconds=timeout)
-        reclaimed = []
-        for task in list(graph):
-            if task.status is not TaskStatus.IN_PROGRESS:
-                continue
-            last_seen = task.heartbeat_at or task.updated_at
-            if last_seen >= cutoff:
-                continue
-            error = AgentError(
-                reason=f"no heartbeat from {task.owner!r} for more than {timeout:g} s",
-                retryable=True,
-                details={"owner": task.owner, "last_heartbeat_at": last_seen.isoformat()},
-            )
-            retry = task.attempt < self.max_attempts
-            update: dict[str, Any] = {
-                "status": TaskStatus.PENDING if retry else TaskStatus.FAILED,
-                "error": error,
-                "heartbeat_at": None,
-                "updated_at": now,
-            }
-            if retry:
-                update["owner"] = None
-            reclaimed.append(graph.put(task.model_copy(update=update)))
-        return reclaimed
-
-    def _record_reclaims(self, reclaimed: list[AgentTask]) -> None:
-        for task in reclaimed:
-            assert task.error is not None
-            payload = AgentResultPayload.of_error(task, self.agent_id, task.error)
-            self._record("agent_result", payload)
-
-    def _record(self, event_type: str, payload: BaseModel) -> Event:
-        data = payload.model_dump(mode="json")
-        return self.session.emit(
-            event_type, data, agent=self.agent_id, task_id=data["task_id"], visibility="internal"
+    def _rules(self, timeout: float | None = None) -> ClaimRules:
+        return ClaimRules(
+            heartbeat_timeout=timeout or self.heartbeat_timeout, max_attempts=self.max_attempts
         )
+
+    def _stored(self, change: Change) -> AgentTask:
+        self._relay(change)
+        assert change.task is not None
+        return change.task
+
+    def _relay(self, change: Change) -> list[Event]:
+        """Record, through the session, the events the store logged with the change."""
+        return [
+            self.session.emit(
+                event.type,
+                event.data,
+                agent=self.agent_id,
+                task_id=event.task_id,
+                visibility="internal",
+            )
+            for event in change.events
+        ]
 
 
 def _setting(

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from monologue_runtime import AgentRuntime, TaskGraphStore
+from monologue_runtime import AgentRuntime, PostgresTaskStore, TaskGraphStore, TaskStore
+from monologue_runtime.testing import ThrowawayPostgres
 
-from monologue import hookimpl
+from monologue import Session, hookimpl
 from monologue.events import Event
-from monologue.sessions import Session
 from monologue.testing import PluginSandbox
 
 RuntimeFactory = Callable[..., AgentRuntime]
@@ -65,8 +65,34 @@ def data_dir(tmp_path: Path) -> Path:
     return tmp_path / "data"
 
 
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[ThrowawayPostgres]:
+    """One throwaway PostgreSQL server for the whole run (each test gets its own schema)."""
+    with ThrowawayPostgres() as server:
+        yield server
+
+
+@pytest.fixture(params=["file", "postgresql"])
+def store_setting(request: pytest.FixtureRequest, data_dir: Path) -> str:
+    """A ``runtime_store`` value: ``file`` (in ``data_dir``), or a URL to a fresh schema."""
+    if request.param == "file":
+        return "file"
+    server: ThrowawayPostgres = request.getfixturevalue("postgres")
+    return server.schema_url()
+
+
 @pytest.fixture
-def store(data_dir: Path) -> TaskGraphStore:
+def store(store_setting: str, data_dir: Path) -> Iterator[TaskStore]:
+    """Each store in turn: every test using it runs once on files, once on PostgreSQL."""
+    opened: TaskStore = (
+        TaskGraphStore(data_dir) if store_setting == "file" else PostgresTaskStore(store_setting)
+    )
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def file_store(data_dir: Path) -> TaskGraphStore:
     return TaskGraphStore(data_dir)
 
 
@@ -77,12 +103,14 @@ def session(monologue_plugins: PluginSandbox, observer: Observer) -> Iterator[Se
 
 
 @pytest.fixture
-def make_runtime(data_dir: Path, session: Session) -> Iterator[RuntimeFactory]:
-    """Runtimes on the test's data folder, recording into the test's session."""
+def make_runtime(store_setting: str, data_dir: Path, session: Session) -> Iterator[RuntimeFactory]:
+    """Runtimes on the test's store (each opens its own, as separate agents would),
+    recording into the test's session."""
     made: list[AgentRuntime] = []
 
     def make(agent_id: str = "agent-1", agent_type: str = "build", **kwargs: Any) -> AgentRuntime:
         kwargs.setdefault("session", session)
+        kwargs.setdefault("store", store_setting)
         runtime = AgentRuntime(agent_id, agent_type, data_dir=data_dir, **kwargs)
         made.append(runtime)
         return runtime

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -12,8 +14,8 @@ from monologue_runtime import (
     AgentTask,
     BaseAgent,
     TaskFailed,
-    TaskGraphStore,
     TaskStatus,
+    TaskStore,
 )
 from runtime_fixtures import Observer, RuntimeFactory
 
@@ -63,7 +65,7 @@ class Scripted(BaseAgent):
 
 
 def test_execute_once_runs_the_hooks_in_order(
-    store: TaskGraphStore, make_runtime: RuntimeFactory, observer: Observer
+    store: TaskStore, make_runtime: RuntimeFactory, observer: Observer
 ) -> None:
     store.create("build", id="t1", input={"do": "progress"})
     agent = Scripted()
@@ -85,9 +87,7 @@ def test_execute_once_runs_the_hooks_in_order(
     assert agent.execute_once(runtime) is None
 
 
-def test_task_failed_requeues_then_fails(
-    store: TaskGraphStore, make_runtime: RuntimeFactory
-) -> None:
+def test_task_failed_requeues_then_fails(store: TaskStore, make_runtime: RuntimeFactory) -> None:
     store.create("build", id="t1", input={"do": "fail"})
     agent = Scripted()
     runtime = make_runtime(max_attempts=2)
@@ -107,7 +107,7 @@ def test_task_failed_requeues_then_fails(
 
 
 def test_unexpected_exception_fails_the_attempt(
-    store: TaskGraphStore, make_runtime: RuntimeFactory, caplog: pytest.LogCaptureFixture
+    store: TaskStore, make_runtime: RuntimeFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
     store.create("build", id="t1", input={"do": "crash"})
     with caplog.at_level(logging.WARNING, logger="monologue.runtime"):
@@ -120,7 +120,7 @@ def test_unexpected_exception_fails_the_attempt(
 
 
 def test_retry_on_exception_makes_crashes_retryable(
-    store: TaskGraphStore, make_runtime: RuntimeFactory
+    store: TaskStore, make_runtime: RuntimeFactory
 ) -> None:
     class Patient(Scripted):
         retry_on_exception = True
@@ -131,7 +131,7 @@ def test_retry_on_exception_makes_crashes_retryable(
 
 
 def test_a_result_refused_by_the_guardrail_fails_the_attempt(
-    store: TaskGraphStore, make_runtime: RuntimeFactory, observer: Observer
+    store: TaskStore, make_runtime: RuntimeFactory, observer: Observer
 ) -> None:
     store.create("build", id="t1", input={"do": "shout"})
     stored = Scripted().execute_once(make_runtime())
@@ -144,9 +144,7 @@ def test_a_result_refused_by_the_guardrail_fails_the_attempt(
     assert event.data["artifacts"] == {}
 
 
-def test_run_works_until_no_task_is_left(
-    store: TaskGraphStore, make_runtime: RuntimeFactory
-) -> None:
+def test_run_works_until_no_task_is_left(store: TaskStore, make_runtime: RuntimeFactory) -> None:
     store.add(*(AgentTask(type="build", id=f"t{n}", priority=n) for n in range(5)))
     store.create("deploy", id="other")
     agent = Scripted()
@@ -170,3 +168,25 @@ def test_an_agent_class_must_name_its_type() -> None:
 
     with pytest.raises(TypeError, match="Nameless must set the class attribute agent_type"):
         Nameless()
+
+
+def test_serve_waits_for_work_and_stops_when_asked(
+    store: TaskStore, make_runtime: RuntimeFactory
+) -> None:
+    runtime = make_runtime(heartbeat_timeout=2, heartbeat_interval=1)
+    stop = threading.Event()
+    served: list[AgentTask] = []
+    worker = threading.Thread(target=lambda: served.extend(Scripted().serve(runtime, stop)))
+    worker.start()
+    try:
+        time.sleep(0.3)  # idle: waiting for work
+        store.create("build", id="late", input={"do": "ok"})
+        deadline = time.monotonic() + 20
+        while store.get("late").status is not TaskStatus.COMPLETED:
+            assert time.monotonic() < deadline, "the idle agent never took the new task"
+            time.sleep(0.02)
+    finally:
+        stop.set()
+        worker.join(10)
+    assert not worker.is_alive()
+    assert [task.id for task in served] == ["late"]

@@ -11,6 +11,7 @@ from monologue_runtime import (
     OwnershipError,
     TaskGraphStore,
     TaskStatus,
+    TaskStore,
 )
 from runtime_fixtures import Observer, RuntimeFactory, at
 
@@ -19,7 +20,7 @@ from monologue.testing import PluginSandbox
 
 
 def test_lifecycle_claim_update_complete(
-    store: TaskGraphStore, make_runtime: RuntimeFactory, observer: Observer
+    store: TaskStore, make_runtime: RuntimeFactory, observer: Observer
 ) -> None:
     store.create("build", id="t1", input={"target": "wheel"})
     runtime = make_runtime("builder-1", "build")
@@ -69,7 +70,7 @@ def test_lifecycle_claim_update_complete(
 
 
 def test_claims_highest_priority_then_oldest_of_its_own_type(
-    store: TaskGraphStore, make_runtime: RuntimeFactory
+    store: TaskStore, make_runtime: RuntimeFactory
 ) -> None:
     store.add(
         AgentTask(type="build", id="old-low", created_at=at(0)),
@@ -84,9 +85,7 @@ def test_claims_highest_priority_then_oldest_of_its_own_type(
     assert store.get("other-type").status is TaskStatus.PENDING
 
 
-def test_dependencies_must_all_be_completed(
-    store: TaskGraphStore, make_runtime: RuntimeFactory
-) -> None:
+def test_dependencies_must_all_be_completed(store: TaskStore, make_runtime: RuntimeFactory) -> None:
     store.add(
         AgentTask(type="build", id="a"),
         AgentTask(type="build", id="b"),
@@ -107,7 +106,7 @@ def test_dependencies_must_all_be_completed(
 
 
 def test_a_failed_dependency_keeps_its_dependents_waiting(
-    store: TaskGraphStore, make_runtime: RuntimeFactory
+    store: TaskStore, make_runtime: RuntimeFactory
 ) -> None:
     store.add(
         AgentTask(type="build", id="a"), AgentTask(type="build", id="b", dependency_ids=["a"])
@@ -118,7 +117,7 @@ def test_a_failed_dependency_keeps_its_dependents_waiting(
 
     assert runtime.poll_next_task() is None
     assert store.get("b").status is TaskStatus.PENDING
-    assert store.read().unmet_dependencies(store.get("b")) == ["a"]
+    assert store.unmet_dependencies(store.get("b")) == ["a"]
 
 
 def test_heartbeat_due_follows_the_interval(make_runtime: RuntimeFactory) -> None:
@@ -130,7 +129,7 @@ def test_heartbeat_due_follows_the_interval(make_runtime: RuntimeFactory) -> Non
 
 
 def test_stale_task_is_reclaimed_and_its_owner_can_no_longer_report(
-    store: TaskGraphStore, make_runtime: RuntimeFactory, observer: Observer
+    store: TaskStore, make_runtime: RuntimeFactory, observer: Observer
 ) -> None:
     store.create("build", id="t1")
     lost = make_runtime("lost", heartbeat_timeout=60)
@@ -160,7 +159,7 @@ def test_stale_task_is_reclaimed_and_its_owner_can_no_longer_report(
 
 
 def test_polling_reclaims_and_a_lost_last_attempt_fails_the_task(
-    store: TaskGraphStore, make_runtime: RuntimeFactory
+    store: TaskStore, make_runtime: RuntimeFactory
 ) -> None:
     store.create("build", id="t1")
     runtime = make_runtime(max_attempts=2, heartbeat_timeout=30)
@@ -176,7 +175,7 @@ def test_polling_reclaims_and_a_lost_last_attempt_fails_the_task(
 
 
 def test_retryable_errors_requeue_until_attempts_run_out(
-    store: TaskGraphStore, make_runtime: RuntimeFactory, observer: Observer
+    store: TaskStore, make_runtime: RuntimeFactory, observer: Observer
 ) -> None:
     store.create("build", id="t1")
     runtime = make_runtime(max_attempts=3)
@@ -201,9 +200,7 @@ def test_retryable_errors_requeue_until_attempts_run_out(
     }
 
 
-def test_non_retryable_error_fails_at_once(
-    store: TaskGraphStore, make_runtime: RuntimeFactory
-) -> None:
+def test_non_retryable_error_fails_at_once(store: TaskStore, make_runtime: RuntimeFactory) -> None:
     store.create("build", id="t1")
     runtime = make_runtime()
     runtime.poll_next_task()
@@ -213,7 +210,7 @@ def test_non_retryable_error_fails_at_once(
 
 
 def test_result_outcomes_and_mismatched_results(
-    store: TaskGraphStore, make_runtime: RuntimeFactory
+    store: TaskStore, make_runtime: RuntimeFactory
 ) -> None:
     store.add(AgentTask(type="build", id="a"), AgentTask(type="build", id="b"))
     runtime = make_runtime()
@@ -233,7 +230,7 @@ def test_result_outcomes_and_mismatched_results(
 
 
 def test_reporting_on_a_task_never_claimed_is_refused(
-    store: TaskGraphStore, make_runtime: RuntimeFactory, observer: Observer
+    store: TaskStore, make_runtime: RuntimeFactory, observer: Observer
 ) -> None:
     store.create("build", id="t1")
     runtime = make_runtime()
@@ -244,7 +241,7 @@ def test_reporting_on_a_task_never_claimed_is_refused(
 
 
 def test_payload_extras_cannot_overwrite_ids(
-    store: TaskGraphStore, make_runtime: RuntimeFactory
+    store: TaskStore, make_runtime: RuntimeFactory
 ) -> None:
     store.create("build", id="t1")
     runtime = make_runtime("honest")
@@ -299,7 +296,7 @@ def test_data_folder_defaults_to_the_configured_one(
 ) -> None:
     monkeypatch.setenv("MONOLOGUE_DATA_DIR", str(tmp_path / "configured"))
     with AgentRuntime("a", "build", session=monologue_plugins.session(narrator="none")) as rt:
-        assert rt.store.path == tmp_path / "configured" / "tasks.graph.json"
+        assert rt.store.location == str(tmp_path / "configured" / "tasks.graph.json")
 
 
 def test_runtime_uses_the_current_session(
@@ -347,7 +344,7 @@ def test_a_closed_session_is_refused(monologue_plugins: PluginSandbox, data_dir:
         AgentRuntime("a", "build", data_dir=data_dir, session=closed)
 
 
-def test_returned_tasks_are_copies(store: TaskGraphStore, make_runtime: RuntimeFactory) -> None:
+def test_returned_tasks_are_copies(store: TaskStore, make_runtime: RuntimeFactory) -> None:
     store.create("build", id="t1", input={"n": 1})
     runtime = make_runtime()
     task = runtime.poll_next_task()

@@ -8,18 +8,21 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from monologue_runtime import AgentResult, AgentRuntime, TaskGraphStore
+from monologue_runtime import AgentResult, AgentRuntime, TaskStore
 from monologue_runtime.cli import tasks
 from runtime_fixtures import only_this_plugin_env
 
 from monologue.testing import PluginSandbox
 
 
-def run(data_dir: Path, *args: str) -> Result:
-    return CliRunner().invoke(tasks, [*args, "--data-dir", str(data_dir)])
+def run(data_dir: Path, *args: str, store: str = "file") -> Result:
+    return CliRunner().invoke(tasks, [*args, "--data-dir", str(data_dir), "--store", store])
 
 
-def test_add_list_show(data_dir: Path) -> None:
+def test_add_list_show(store_setting: str, data_dir: Path) -> None:
+    def run(data_dir: Path, *args: str) -> Result:
+        return globals()["run"](data_dir, *args, store=store_setting)  # type: ignore[no-any-return]
+
     added = run(data_dir, "add", "build", "--input", '{"target": "wheel"}', "--priority", "3")
     assert added.exit_code == 0, added.output
     build_id = added.output.strip()
@@ -46,9 +49,14 @@ def test_add_list_show(data_dir: Path) -> None:
     }
 
 
-def test_show_and_list_a_finished_task(data_dir: Path, monologue_plugins: PluginSandbox) -> None:
-    TaskGraphStore(data_dir).create("build", id="t1")
-    with AgentRuntime("builder", "build", data_dir=data_dir) as runtime:
+def test_show_and_list_a_finished_task(
+    store: TaskStore, store_setting: str, data_dir: Path, monologue_plugins: PluginSandbox
+) -> None:
+    def run(data_dir: Path, *args: str) -> Result:
+        return globals()["run"](data_dir, *args, store=store_setting)  # type: ignore[no-any-return]
+
+    store.create("build", id="t1")
+    with AgentRuntime("builder", "build", data_dir=data_dir, store=store) as runtime:
         runtime.poll_next_task()
         runtime.complete_task(
             "t1", AgentResult(task_id="t1", notes="all good", artifacts={"wheel": "x.whl"})
@@ -86,6 +94,37 @@ def test_clear_errors(data_dir: Path, args: list[str], code: int, message: str) 
     assert result.exit_code == code
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+def test_prune_archives_finished_tasks(
+    store: TaskStore, store_setting: str, data_dir: Path, monologue_plugins: PluginSandbox
+) -> None:
+    store.create("build", id="done")
+    store.create("build", id="open")
+    with AgentRuntime("builder", "build", data_dir=data_dir, store=store) as runtime:
+        runtime.poll_next_task()
+        runtime.complete_task("done", AgentResult(task_id="done"))
+
+    kept = run(data_dir, "prune", "--older-than", "1d", store=store_setting)
+    assert kept.exit_code == 0, kept.output
+    assert kept.output.startswith("archived 0 finished tasks from ")
+    pruned = run(data_dir, "prune", "--older-than", "0s", "--json", store=store_setting)
+    assert json.loads(pruned.output) == {"archived": ["done"]}
+    assert [t.id for t in store.list()] == ["open"]
+    assert [t.id for t in store.archived()] == ["done"]
+
+
+@pytest.mark.parametrize("age", ["soon", "3 weeks", "-1d", ""])
+def test_prune_refuses_a_duration_it_cannot_read(data_dir: Path, age: str) -> None:
+    result = run(data_dir, "prune", "--older-than", age)
+    assert result.exit_code == 2
+    assert f"{age!r} is not a duration" in result.output
+
+
+def test_a_store_setting_that_is_neither_is_refused(data_dir: Path) -> None:
+    result = run(data_dir, "list", store="sqlite:///x.db")
+    assert result.exit_code == 1
+    assert "must be 'file' or a postgresql:// URL, got 'sqlite:///x.db'" in result.output
 
 
 def test_corrupt_graph_is_reported_and_kept(data_dir: Path) -> None:

@@ -7,25 +7,33 @@ from monologue_runtime import (
     AgentError,
     AgentResult,
     AgentRuntime,
+    AgentTask,
     PolicyViolation,
-    TaskGraphStore,
+    TaskEvent,
     TaskStatus,
+    TaskStore,
     check_internal,
 )
 from runtime_fixtures import Observer, RuntimeFactory
 
 
 @pytest.fixture
-def claimed(store: TaskGraphStore, make_runtime: RuntimeFactory) -> AgentRuntime:
+def claimed(store: TaskStore, make_runtime: RuntimeFactory) -> AgentRuntime:
     store.create("build", id="t1")
     runtime = make_runtime("agent-1")
     assert runtime.poll_next_task() is not None
     return runtime
 
 
-def _assert_nothing_recorded(observer: Observer, store: TaskGraphStore, before: bytes) -> None:
+def _state(store: TaskStore) -> tuple[AgentTask, list[TaskEvent]]:
+    return store.get("t1"), store.events()
+
+
+def _assert_nothing_recorded(
+    observer: Observer, store: TaskStore, before: tuple[AgentTask, list[TaskEvent]]
+) -> None:
     assert observer.of_type("agent_update", "agent_result") == []
-    assert store.path.read_bytes() == before
+    assert _state(store) == before
     assert store.get("t1").status is TaskStatus.IN_PROGRESS
 
 
@@ -49,13 +57,13 @@ def _assert_nothing_recorded(observer: Observer, store: TaskGraphStore, before: 
 def test_update_that_tries_to_reach_the_user_is_refused_and_not_recorded(
     *,
     claimed: AgentRuntime,
-    store: TaskGraphStore,
+    store: TaskStore,
     observer: Observer,
     details: dict[str, Any],
     rule: str,
     path: str,
 ) -> None:
-    before = store.path.read_bytes()
+    before = _state(store)
 
     with pytest.raises(PolicyViolation) as caught:
         claimed.emit_update("t1", "look at this", details=details)
@@ -69,9 +77,9 @@ def test_update_that_tries_to_reach_the_user_is_refused_and_not_recorded(
 
 
 def test_result_that_tries_to_reach_the_user_is_refused_and_not_recorded(
-    claimed: AgentRuntime, store: TaskGraphStore, observer: Observer
+    claimed: AgentRuntime, store: TaskStore, observer: Observer
 ) -> None:
-    before = store.path.read_bytes()
+    before = _state(store)
     result = AgentResult(task_id="t1", artifacts={"report": {"visibility": "user", "text": "Hi!"}})
 
     with pytest.raises(PolicyViolation) as caught:
@@ -85,9 +93,9 @@ def test_result_that_tries_to_reach_the_user_is_refused_and_not_recorded(
 
 
 def test_error_that_tries_to_reach_the_user_is_refused_and_not_recorded(
-    claimed: AgentRuntime, store: TaskGraphStore, observer: Observer
+    claimed: AgentRuntime, store: TaskStore, observer: Observer
 ) -> None:
-    before = store.path.read_bytes()
+    before = _state(store)
     error = AgentError(reason="boom", details={"message": {"render_to_user": True}})
 
     with pytest.raises(PolicyViolation, match=r"details.message.render_to_user sets"):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from runtime_fixtures import only_this_plugin_env
 
-HEAVY = ("pydantic", "filelock", "rich", "anthropic", "httpx", "jinja2")
+HEAVY = ("pydantic", "psycopg", "psycopg_pool", "rich", "anthropic", "httpx", "jinja2")
 
 
 def _python(tmp_path: Path, code: str) -> subprocess.CompletedProcess[str]:

@@ -1,25 +1,29 @@
+"""The store contract: every test here runs on each store (see the ``store`` fixture)."""
+
 from __future__ import annotations
 
-import json
-import os
 import threading
-from pathlib import Path
+import time
+from datetime import timedelta
 
 import pytest
-from filelock import FileLock
 from monologue_runtime import (
+    AgentResult,
     AgentTask,
-    GraphFileError,
-    GraphLockTimeout,
+    ClaimRules,
     InvalidTaskError,
-    TaskGraphError,
-    TaskGraphStore,
+    OwnershipError,
     TaskStatus,
+    TaskStore,
     UnknownTaskError,
+    open_store,
 )
+from runtime_fixtures import at
+
+RULES = ClaimRules(heartbeat_timeout=30, max_attempts=2)
 
 
-def test_create_get_list_update_round_trip(store: TaskGraphStore) -> None:
+def test_create_get_list_update_round_trip(store: TaskStore) -> None:
     first = store.create("build", input={"target": "wheel"}, priority=2, metadata={"by": "me"})
     second = store.create("test", dependency_ids=[first.id], parent_id=first.id, id="tests")
 
@@ -36,109 +40,9 @@ def test_create_get_list_update_round_trip(store: TaskGraphStore) -> None:
     assert first.status is TaskStatus.PENDING and first.attempt == 0
 
 
-def test_missing_file_is_an_empty_graph_and_reads_create_nothing(
-    store: TaskGraphStore, data_dir: Path
-) -> None:
-    assert store.list() == []
-    with pytest.raises(UnknownTaskError, match="no task 'nope'"):
-        store.get("nope")
-    assert not data_dir.exists()
-
-
-def test_data_folder_comes_from_the_environment_when_the_store_is_made(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("MONOLOGUE_NO_CONFIG_FILE", "1")
-    monkeypatch.setenv("MONOLOGUE_DATA_DIR", str(tmp_path / "one"))
-    first = TaskGraphStore()
-    monkeypatch.setenv("MONOLOGUE_DATA_DIR", str(tmp_path / "two"))
-    second = TaskGraphStore()
-    monkeypatch.delenv("MONOLOGUE_DATA_DIR")
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    third = TaskGraphStore()
-
-    assert first.path == tmp_path / "one" / "tasks.graph.json"
-    assert second.path == tmp_path / "two" / "tasks.graph.json"
-    assert third.path == tmp_path / "xdg" / "monologue" / "tasks.graph.json"
-
-
-def test_file_is_replaced_whole_and_lock_is_a_separate_file(
-    store: TaskGraphStore, data_dir: Path
-) -> None:
-    store.create("build")
-    inode = store.path.stat().st_ino
-    store.create("build")
-
-    assert store.path.stat().st_ino != inode  # a new file renamed over the old one
-    assert sorted(p.name for p in data_dir.iterdir()) == [
-        "tasks.graph.json",
-        "tasks.graph.json.lock",
-    ]
-    document = json.loads(store.path.read_text())
-    assert document["format"] == 1
-    assert len(document["tasks"]) == 2
-
-
-def test_hand_edited_graph_in_another_layout_is_read_and_rewritten(
-    store: TaskGraphStore,
-) -> None:
+def test_invalid_additions_are_refused_and_nothing_is_written(store: TaskStore) -> None:
     store.create("build", id="a")
-    document = json.loads(store.path.read_text())
-    document["tasks"][0]["priority"] = 5
-    store.path.write_text(json.dumps(document, indent=2))
-
-    assert store.get("a").priority == 5
-    store.create("build", id="b")  # the transaction reads the pretty file
-    assert [(t.id, t.priority) for t in store.list()] == [("a", 5), ("b", 0)]
-    assert store.path.read_text().count("\n") == 4  # back to one task per line
-
-
-def test_two_stores_see_each_others_writes(data_dir: Path) -> None:
-    left, right = TaskGraphStore(data_dir), TaskGraphStore(data_dir)
-    left.create("build", id="a")
-    right.update("a", priority=3)
-    left.update("a", metadata={"seen": True})
-    right.create("build", id="b")
-
-    stored = left.get("a")
-    assert (stored.priority, stored.metadata) == (3, {"seen": True})
-    assert [t.id for t in right.list()] == ["a", "b"]
-
-
-@pytest.mark.parametrize(
-    ("content", "problem"),
-    [
-        ("{not json", "not valid JSON"),
-        ("", "not valid JSON"),
-        ('{"format": 1, "tasks": [{"id": "a"}]}', "tasks.0.type"),
-        ('{"format": 1, "tasks": [{"id": "a", "type": "x", "status": "zzz"}]}', "tasks.0.status"),
-        ('{"format": 2, "tasks": [], "shards": 3}', "graph format 2"),
-        ('{"format": 9, "tasks": []}', "graph format 9"),
-        ('{"format": 1, "tasks": [{"id": "a", "type": "x"}, {"id": "a", "type": "y"}]}', "twice"),
-        ("[1, 2]", "Input should be an object"),
-    ],
-)
-def test_unreadable_graph_is_refused_and_never_overwritten(
-    store: TaskGraphStore, data_dir: Path, content: str, problem: str
-) -> None:
-    data_dir.mkdir()
-    store.path.write_text(content)
-
-    with pytest.raises(GraphFileError) as read_error:
-        store.list()
-    with pytest.raises(GraphFileError) as write_error:
-        store.create("build")
-
-    for error in (read_error.value, write_error.value):
-        assert str(error).startswith(f"{store.path}: not a readable task graph")
-        assert problem in str(error)
-        assert "left untouched" in str(error)
-    assert store.path.read_text() == content
-
-
-def test_invalid_additions_are_refused_and_nothing_is_written(store: TaskGraphStore) -> None:
-    store.create("build", id="a")
-    before = store.path.read_bytes()
+    before = store.list()
 
     with pytest.raises(InvalidTaskError, match=r"depends on unknown task\(s\) 'ghost'"):
         store.create("test", dependency_ids=["a", "ghost"])
@@ -152,10 +56,10 @@ def test_invalid_additions_are_refused_and_nothing_is_written(store: TaskGraphSt
         store.create("test", colour="blue")
     with pytest.raises(InvalidTaskError, match="new task: id: Value error, must be printable"):
         store.create("test", id=" spaced ")
-    assert store.path.read_bytes() == before
+    assert store.list() == before
 
 
-def test_a_batch_may_depend_on_itself_but_not_in_a_cycle(store: TaskGraphStore) -> None:
+def test_a_batch_may_depend_on_itself_but_not_in_a_cycle(store: TaskStore) -> None:
     first = AgentTask(type="build", id="a")
     second = AgentTask(type="test", id="b", dependency_ids=["a"])
     store.add(first, second)
@@ -174,7 +78,7 @@ def test_a_batch_may_depend_on_itself_but_not_in_a_cycle(store: TaskGraphStore) 
     assert len(store.list()) == 2
 
 
-def test_update_refuses_unknown_tasks_fixed_fields_and_bad_values(store: TaskGraphStore) -> None:
+def test_update_refuses_unknown_tasks_fixed_fields_and_bad_values(store: TaskStore) -> None:
     store.create("build", id="a")
 
     with pytest.raises(UnknownTaskError, match="no task 'zz'"):
@@ -186,63 +90,115 @@ def test_update_refuses_unknown_tasks_fixed_fields_and_bad_values(store: TaskGra
     assert store.get("a").status is TaskStatus.PENDING
 
 
-def test_failed_write_keeps_the_old_graph_and_leaves_no_temporary_file(
-    store: TaskGraphStore, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+def test_missing_tasks_and_an_empty_graph(store: TaskStore) -> None:
+    assert store.list() == []
+    assert store.events() == []
+    with pytest.raises(UnknownTaskError, match="no task 'nope'"):
+        store.get("nope")
+
+
+def test_two_stores_see_each_others_writes(
+    store: TaskStore, store_setting: str, data_dir: object
 ) -> None:
-    store.create("build", id="a")
-    before = store.path.read_bytes()
-
-    def disk_full(fd: int) -> None:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(os, "fsync", disk_full)
-    with pytest.raises(TaskGraphError, match=r"could not write the graph: .*No space left"):
-        store.create("build", id="b")
-    monkeypatch.undo()
-
-    assert store.path.read_bytes() == before
-    assert sorted(p.name for p in data_dir.iterdir()) == [
-        "tasks.graph.json",
-        "tasks.graph.json.lock",
-    ]
-    assert [t.id for t in store.list()] == ["a"]
-
-
-def test_a_held_lock_times_out_with_a_clear_error(data_dir: Path) -> None:
-    store = TaskGraphStore(data_dir, lock_timeout=0.05)
-    store.create("build", id="a")
-    holder = FileLock(str(store.lock_path))
-    acquired, release = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        with holder:
-            acquired.set()
-            release.wait(10)
-
-    thread = threading.Thread(target=hold)
-    thread.start()
+    other = open_store(store_setting, data_dir=data_dir)  # type: ignore[arg-type]
     try:
-        assert acquired.wait(10)
-        with pytest.raises(GraphLockTimeout, match=r"could not take the lock .*within 0.05 s"):
-            store.update("a", priority=1)
-        assert store.get("a").priority == 0  # reads never wait for the lock
+        store.create("build", id="a")
+        other.update("a", priority=3)
+        store.update("a", metadata={"seen": True})
+        other.create("build", id="b")
+
+        stored = store.get("a")
+        assert (stored.priority, stored.metadata) == (3, {"seen": True})
+        assert [t.id for t in other.list()] == ["a", "b"]
     finally:
-        release.set()
-        thread.join()
-    assert store.update("a", priority=1).priority == 1
+        other.close()
 
 
-def test_data_folder_that_cannot_be_created_is_reported(tmp_path: Path) -> None:
-    blocker = tmp_path / "file"
-    blocker.write_text("not a folder")
-    store = TaskGraphStore(blocker / "data")
+def test_each_step_logs_its_events_with_the_change(store: TaskStore) -> None:
+    store.add(AgentTask(type="build", id="a"), AgentTask(type="build", id="b"))
+    claim = store.claim("w1", "build", RULES, at(0))
+    assert claim.task is not None and claim.task.id == "a" and claim.events == []
+    beat = store.heartbeat("a", "w1", at(1), {"message": "half", "progress": 0.5})
+    done = store.complete("a", "w1", AgentResult(task_id="a", notes="ok"), at(2))
+    store.claim("w1", "build", RULES, at(3))
+    retaken = store.claim("w2", "build", RULES, at(40))  # b went silent: reclaimed, re-claimed
 
-    with pytest.raises(TaskGraphError, match="cannot create the data folder"):
-        store.create("build")
+    assert retaken.task is not None and retaken.task.id == "b" and retaken.task.attempt == 2
+    assert [t.id for t in retaken.reclaimed] == ["b"]
+    log = store.events()
+    assert log == [*beat.events, *done.events, *retaken.events]
+    assert [(e.type, e.task_id, e.agent_id) for e in log] == [
+        ("agent_update", "a", "w1"),
+        ("agent_result", "a", "w1"),
+        ("agent_result", "b", "w2"),
+    ]
+    assert log[0].data["progress"] == 0.5 and log[0].data["attempt"] == 1
+    assert log[1].data["status"] == "completed" and log[1].data["notes"] == "ok"
+    assert log[2].data["retrying"] is True and "no heartbeat from 'w1'" in str(log[2].data["notes"])
+    assert store.events("a") == log[:2]
 
 
-def test_unreadable_graph_path_is_reported(store: TaskGraphStore, data_dir: Path) -> None:
-    store.path.mkdir(parents=True)  # a folder where the file should be
+def test_only_the_holder_may_report_and_a_refused_step_changes_nothing(store: TaskStore) -> None:
+    store.create("build", id="a")
+    store.claim("w1", "build", RULES, at(0))
+    before = store.get("a")
 
-    with pytest.raises(GraphFileError, match="cannot be read"):
-        store.list()
+    with pytest.raises(OwnershipError, match="held by 'w1', not by 'w2'"):
+        store.complete("a", "w2", AgentResult(task_id="a"), at(1))
+    with pytest.raises(OwnershipError, match="not by 'w2'"):
+        store.heartbeat("a", "w2", at(1), {"message": "x"})
+    with pytest.raises(UnknownTaskError):
+        store.heartbeat("ghost", "w1", at(1), {"message": "x"})
+    assert store.get("a") == before
+    assert store.events() == []
+
+
+def test_prune_archives_old_finished_tasks_that_nothing_waits_on(store: TaskStore) -> None:
+    store.add(
+        AgentTask(type="build", id="old"),
+        AgentTask(type="build", id="needed"),
+        AgentTask(type="late", id="waiting", dependency_ids=["needed"]),
+        AgentTask(type="build", id="recent"),
+    )
+    for task_id, when in (("old", 0), ("needed", 1), ("recent", 500)):
+        store.claim("w", "build", RULES, at(when))
+        store.complete(task_id, "w", AgentResult(task_id=task_id), at(when))
+    store.update("waiting", priority=1)  # unfinished: it keeps "needed"
+
+    pruned = store.prune(timedelta(seconds=100), now=at(600))
+
+    assert pruned == ["old"]
+    assert [t.id for t in store.list()] == ["needed", "waiting", "recent"]
+    assert [(t.id, t.status) for t in store.archived()] == [("old", TaskStatus.COMPLETED)]
+    assert [e.task_id for e in store.events()] == ["old", "needed", "recent"]  # the log stays
+    assert store.prune(timedelta(seconds=100), now=at(600)) == []
+
+
+def test_an_idle_agent_wakes_when_work_appears(
+    store: TaskStore, store_setting: str, data_dir: object
+) -> None:
+    waiter = open_store(store_setting, data_dir=data_dir)  # type: ignore[arg-type]
+    try:
+        waiter.wait_for_work(0.01)  # starts listening where the store needs to
+        woke: list[float] = []
+
+        def wait() -> None:
+            started = time.monotonic()
+            if waiter.wait_for_work(20):
+                woke.append(time.monotonic() - started)
+
+        thread = threading.Thread(target=wait)
+        thread.start()
+        time.sleep(0.3)
+        store.create("build", id="new")
+        thread.join(30)
+        assert woke and 0.25 < woke[0] < 5
+    finally:
+        waiter.close()
+
+
+def test_an_idle_wait_without_work_times_out(store: TaskStore) -> None:
+    store.wait_for_work(0.01)
+    started = time.monotonic()
+    assert store.wait_for_work(0.2) is False
+    assert time.monotonic() - started >= 0.19

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 from monologue import hookimpl
 
 if TYPE_CHECKING:
+    from monologue import Session
     from monologue.events import Event
-    from monologue.sessions import Session
 
-    from .compose import Scene
+    from .scene import Scene
 
 __all__ = ["narrate", "scene_of"]
 
@@ -28,9 +28,12 @@ def scene_of(session: Session) -> Scene:
     import time
     from datetime import UTC, datetime
 
-    from .compose import Scene
+    from .actions import Memory
+    from .scene import Scene
 
-    memory = session.state.setdefault(_STATE_KEY, {})
+    memory = session.state.get(_STATE_KEY)
+    if not isinstance(memory, Memory):
+        memory = session.state[_STATE_KEY] = Memory()
     quiet = None
     if session.last_event_at is not None:
         quiet = time.monotonic() - session.last_event_at
@@ -52,9 +55,16 @@ def scene_of(session: Session) -> Scene:
 
 
 @hookimpl
+def narrator_priority() -> int:
+    # Always usable, so narrator = "auto" falls back on it when no better narrator can run.
+    return 0
+
+
+@hookimpl
 def narrate(session: Session, events: list[Event], history: list[str], reason: str) -> str:
     from .compose import narrate as compose
+    from .folded import with_folded
 
     scene = scene_of(session)
     scene.history = list(history)
-    return compose(scene, events, reason)
+    return with_folded(events, lambda batch: compose(scene, batch, reason))

@@ -4,6 +4,10 @@ An :class:`Action` is one tool use, its call and (once it came) its result. A re
 call was narrated in an earlier turn is joined to it through the session's call memory, so
 "I'm running the test suite." can be followed by "I ran the test suite; all 41 tests passed."
 Every other event is a :class:`Note`. Text from tools and the agent is redacted here, once.
+
+What a result shows is read here too, so that no wording claims more: a shell command sent
+to the background has only *started*; a call cancelled because a parallel sibling failed
+("Sibling tool call errored") did not fail on its own; a call the user declined did not run.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from monologue.digest import as_text
+from monologue.digest import as_text, is_backgrounded, is_cancelled, is_declined
 from monologue.redact import redact, redact_text
 
 from .tools import kind_of
@@ -31,6 +35,7 @@ class Action:
     input: dict[str, Any]
     agent: str
     order: int
+    use_id: str = ""
     output: str | None = None
     is_error: bool = False
     kind: str = field(init=False)
@@ -41,6 +46,21 @@ class Action:
     @property
     def running(self) -> bool:
         return self.output is None
+
+    @property
+    def backgrounded(self) -> bool:
+        """A command sent to the background: its result says it started, not how it went."""
+        return is_backgrounded(self.input, self.output)
+
+    @property
+    def cancelled(self) -> bool:
+        """Cancelled because a sibling called in parallel failed: not a failure of its own."""
+        return is_cancelled(self.output or "", self.is_error)
+
+    @property
+    def declined(self) -> bool:
+        """The user refused to let it run."""
+        return is_declined(self.output or "", self.is_error)
 
 
 @dataclass
@@ -59,8 +79,43 @@ CallMemory = dict[str, tuple[str | None, dict[str, Any], str]]
 """``tool_use_id`` -> ``(tool_name, redacted input, agent)`` of calls not yet answered."""
 
 
-def regroup(events: list[Event], memory: CallMemory) -> tuple[list[Action], list[Note]]:
+@dataclass
+class Memory:
+    """What the narrator remembers of a session between two narrations."""
+
+    calls: CallMemory = field(default_factory=dict)
+    last_failure: tuple[str, str] | None = None
+    """``(tool_use_id, how it is said)`` of the latest failed call: the cause of cancelled
+    siblings whose results come in a later batch."""
+    cascades_told: list[str] = field(default_factory=list)
+    """Failed calls whose cancelled siblings were already told (newest last, bounded)."""
+    cancelled: int = 0
+    """Calls cancelled so far: the session counts them among its failed calls."""
+    declined: int = 0
+    """Calls the user declined so far: the session counts them as failed too."""
+    counted: list[str] = field(default_factory=list)
+    """The latest such calls counted (bounded): a batch the narrator answered with *wait*
+    comes back, and its calls are not counted twice."""
+
+    def told_cascade(self, cause: str) -> bool:
+        return cause in self.cascades_told
+
+    def tell_cascade(self, cause: str) -> None:
+        self.cascades_told = [*self.cascades_told[-49:], cause]
+
+    def count_unrun(self, actions: list[Action]) -> None:
+        """Count the calls that did not run (cancelled, declined), each once."""
+        for action in actions:
+            if action.use_id in self.counted or not (action.cancelled or action.declined):
+                continue
+            self.cancelled += action.cancelled
+            self.declined += action.declined and not action.cancelled
+            self.counted = [*self.counted[-199:], action.use_id]
+
+
+def regroup(events: list[Event], memory: Memory) -> tuple[list[Action], list[Note]]:
     """Split ``events`` into actions (in call order) and notes, updating ``memory``."""
+    calls = memory.calls
     actions: dict[str, Action] = {}
     notes: list[Note] = []
     for order, event in enumerate(events):
@@ -68,23 +123,24 @@ def regroup(events: list[Event], memory: CallMemory) -> tuple[list[Action], list
         if event.type == "tool_call":
             use_id = str(data.get("tool_use_id"))
             tool_input = redact(data.get("input") or {})
-            actions[use_id] = Action(data.get("tool_name"), tool_input, event.agent, order)
-            memory[use_id] = (data.get("tool_name"), tool_input, event.agent)
+            actions[use_id] = Action(data.get("tool_name"), tool_input, event.agent, order, use_id)
+            calls[use_id] = (data.get("tool_name"), tool_input, event.agent)
         elif event.type == "tool_result":
             use_id = str(data.get("tool_use_id"))
             action = actions.get(use_id)
             if action is None:
-                tool, tool_input, agent = memory.get(use_id, (None, {}, event.agent))
+                tool, tool_input, agent = calls.get(use_id, (None, {}, event.agent))
                 action = actions[use_id] = Action(
-                    data.get("tool_name") or tool, tool_input, agent, order
+                    data.get("tool_name") or tool, tool_input, agent, order, use_id
                 )
-            memory.pop(use_id, None)
+            calls.pop(use_id, None)
             action.output = redact_text(as_text(data.get("output")))
             action.is_error = bool(data.get("is_error"))
         else:
             notes.append(_note(event, order))
-    while len(memory) > MEMORY_LIMIT:
-        del memory[next(iter(memory))]
+    while len(calls) > MEMORY_LIMIT:
+        del calls[next(iter(calls))]
+    memory.count_unrun(list(actions.values()))
     return sorted(actions.values(), key=lambda action: action.order), notes
 
 

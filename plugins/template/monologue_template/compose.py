@@ -2,33 +2,41 @@
 
 Every batch becomes candidate clauses with a priority (how the run ended, then failures,
 then test results, then other work, then what the agent said, then the rest). The preset
-decides how many make it: terse takes the most important one in at most ten words; default
-one or two sentences; verbose two to four, adding details and the run's progress. Clauses are
-spoken in the order things happened; a sentence already in the history is said differently
-("I'm still ...", "Again, ...") rather than repeated.
+decides how many make it: terse takes the most important one in at most ten words, naming
+its subject when the batch has one; default one or two sentences; verbose two to four,
+adding details and the run's progress. Clauses are spoken in the order things happened; a
+sentence already in the history is said differently ("I'm still ...", "Again, ...") rather
+than repeated, and so is a narration that would read like the one before it once its
+commands, paths and numbers are left out.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from monologue.redact import redact, redact_text
-
-from .actions import Action, CallMemory, Note, regroup
+from .actions import Action, regroup
+from .cascade import cascade_clauses
+from .notes import note_clauses, still_running, with_ending
 from .phrases import KINDS, wording_kind
+from .scene import (
+    ENDING,
+    ERROR,
+    LOW,
+    TERSE_WORDS,
+    TESTS,
+    WORK,
+    Clause,
+    Scene,
+    lower_first,
+    subject_of,
+)
 from .wording import (
-    capitalize,
     clamp_words,
-    clip,
-    first_sentence,
-    is_first_person,
     join_list,
+    names_subject,
     plural,
-    quoted,
-    sentence,
+    skeleton,
     split_sentences,
     squash,
 )
@@ -36,80 +44,27 @@ from .wording import (
 if TYPE_CHECKING:
     from monologue.events import Event
 
-ENDING, ERROR, TESTS, WORK, SAY, LOW = 5, 4, 3, 2, 1, 0
-TERSE_WORDS = 10
+__all__ = ["Scene", "narrate"]
+
 LIMITS = {"terse": (1, 1), "default": (1, 2), "verbose": (2, 4)}
 """Fewest and most sentences per preset."""
 
 
-@dataclass
-class Scene:
-    """What the narrator knows besides the events: the session's state, as plain data."""
-
-    agent: str
-    preset: str = "default"
-    first: bool = False
-    history: list[str] = field(default_factory=list)
-    open_calls: list[Event] = field(default_factory=list)
-    """Tool calls still without a result, oldest first (for ``idle``)."""
-    now: datetime | None = None
-    quiet_s: float | None = None
-    """Seconds since the agent's last event (for ``idle``)."""
-    tool_calls: int = 0
-    tool_errors: int = 0
-    cwd: str | None = None
-    memory: CallMemory = field(default_factory=dict)
-
-
-@dataclass
-class Clause:
-    """Something to say. ``subject`` ``None`` means ``text`` is a whole sentence already."""
-
-    text: str
-    short: str
-    priority: int
-    order: float
-    subject: str | None = "I"
-    running: bool = False
-    weight: int = 1
-    details: list[str] = field(default_factory=list)
-    listed: str = ""
-    """How it reads among other steps in one sentence (see :func:`_merge_routine`)."""
-
-    def render(self, short: bool = False, variant: int = 0) -> str:
-        body = self.short if short else self.text
-        again = ("", "Again, ", "Once more, ")[min(variant, 2)]
-        if self.subject is None:
-            return sentence(again + (_lower_first(body) if again else body))
-        if self.running:
-            still = " still" if variant else ""
-            verb = "'m" if self.subject == "I" else " is"
-            return sentence(f"{capitalize(self.subject)}{verb}{still} {body}")
-        subject = self.subject if again else capitalize(self.subject)
-        return sentence(f"{again}{subject} {body}")
-
-
 def narrate(scene: Scene, events: list[Event], reason: str) -> str:
-    """The narration of ``events`` (never empty when something happened)."""
+    """The narration of ``events``; empty (keep buffering) only when all they hold is
+    cancelled calls whose cascade was already told, and the run goes on."""
     actions, notes = regroup(events, scene.memory)
-    clauses = _action_clauses(scene, actions) + _note_clauses(scene, notes)
+    actions, cascade = cascade_clauses(scene, actions)
+    clauses = _action_clauses(scene, actions) + cascade + note_clauses(scene, notes)
     if reason == "final" or any(note.type == "completion" for note in notes):
-        clauses = _with_ending(scene, clauses, notes)
+        clauses = with_ending(scene, clauses, notes)
     if reason == "idle":
-        clauses.append(_still_running(scene, len(events)))
+        clauses.append(still_running(scene, len(events)))
     if not clauses:
+        if events and not notes and not actions and reason != "final":
+            return ""  # only cancelled calls, already told: nothing new yet
         clauses = [Clause("I'm still working", "I'm still working", LOW, 0, subject=None)]
     return _compose(scene, clauses)
-
-
-def _subject(scene: Scene, agent: str) -> str:
-    """Who acted: "I", a sub-agent named ``parent/task`` ("the "Find it" sub-agent"), or
-    another agent by name."""
-    if not agent or agent == scene.agent:
-        return "I"
-    if "/" in agent:
-        return f'the "{clip(agent.rsplit("/", 1)[-1], 40)}" sub-agent'
-    return f"the {agent} agent"
 
 
 def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
@@ -123,26 +78,28 @@ def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
         phrase = KINDS[kind].phrase(group, scene.cwd)
         order = group[0].order
         failed = not running and KINDS[kind].all_failed(group)
-        priority = ERROR if failed else TESTS if kind == "tests" and not running else WORK
+        news = kind in ("tests", "task", "background") and not running
+        priority = ERROR if failed else TESTS if news else WORK
         clauses.append(
             Clause(
                 phrase.running if running else phrase.done,
                 phrase.running_short if running else phrase.done_short,
                 priority,
                 order,
-                subject=_subject(scene, agent),
+                subject=subject_of(scene, agent),
                 running=running,
                 weight=len(group),
                 details=phrase.details,
                 listed=phrase.listed,
+                named=names_subject(phrase.running_short if running else phrase.done_short),
             )
         )
         failure = phrase.failure
         if failure:
-            who = _subject(scene, agent)
+            who = subject_of(scene, agent)
             text = f"when {failure.doing}, {who} got: {failure.reason}"
             short = f"{who} couldn't {failure.short}: {clamp_words(failure.reason, 4)}"
-            clauses.append(Clause(text, short, ERROR, order + 0.5, None))
+            clauses.append(Clause(text, short, ERROR, order + 0.5, None, named=True))
     if scene.preset != "terse":  # terse says only the latest thing anyway
         clauses = _merge_routine(clauses)
     return clauses
@@ -170,6 +127,7 @@ def _merge_routine(clauses: list[Clause]) -> list[Clause]:
             subject=subject,
             weight=sum(clause.weight for clause in group),
             details=[detail for clause in group for detail in clause.details],
+            named=any(clause.named for clause in group),
         )
         merged_ids = {id(clause) for clause in group}
         clauses = [clause for clause in clauses if id(clause) not in merged_ids]
@@ -177,143 +135,22 @@ def _merge_routine(clauses: list[Clause]) -> list[Clause]:
     return clauses
 
 
-def _result_sentence(subject: str, data: dict[str, Any]) -> tuple[str, bool]:
-    """How a task ended (an ``agent_result``: outcome, task, notes, error, retrying), and
-    whether it failed."""
-    outcome = str(data.get("outcome") or "")
-    task = f" task {data['task_id']}" if data.get("task_id") else ""
-    error = data.get("error")
-    reason = error.get("reason") if isinstance(error, dict) else None
-    why = redact_text(squash(str(reason or data.get("notes") or "")))
-    verb = {"success": "finished", "partial": "partly finished", "failed": "failed"}
-    head = f"{subject} {verb.get(outcome, 'finished')}{task}"
-    if outcome and outcome not in verb:
-        head += f" ({outcome})"
-    text = f"{head}: {first_sentence(why, 100)}" if why else head
-    if outcome == "failed" and data.get("retrying"):
-        text += "; it will be retried"
-    return text, outcome == "failed"
-
-
-def _note_clauses(scene: Scene, notes: list[Note]) -> list[Clause]:
-    clauses = []
-    for note in notes:
-        who = _subject(scene, note.agent)
-        mine = who == "I"
-        if note.type in ("text", "agent_update") and note.text.strip():
-            said = first_sentence(note.text)
-            progress = note.data.get("progress")
-            if isinstance(progress, int | float) and 0 <= progress <= 1:
-                said = f"{said.rstrip('.')} ({round(progress * 100)}% done)"
-            text = said if mine else f"{capitalize(who)} says: {said}"
-            priority = SAY + (2 if scene.first and mine else 0)
-            clauses.append(Clause(text, clamp_words(text, TERSE_WORDS), priority, note.order, None))
-        elif note.type == "error":
-            text = f"{capitalize(who)} hit an error: {clip(note.text, 100)}"
-            short = f"{capitalize(who)} hit an error: {clip(note.text, 30)}"
-            clauses.append(Clause(text, short, ERROR, note.order, None))
-        elif note.type == "agent_result":
-            text, failed = _result_sentence(capitalize(who), note.data)
-            priority = ERROR if failed else SAY
-            clauses.append(Clause(text, clamp_words(text, TERSE_WORDS), priority, note.order, None))
-        elif note.type == "user_message" and note.text.strip():
-            if scene.first:  # the request is what the work is about
-                text = f"I'm starting on your request: {quoted(note.text, 60)}"
-                clauses.append(Clause(text, text, SAY + 2, note.order, None))
-            else:
-                text = f"You asked: {quoted(note.text, 60)}"
-                clauses.append(Clause(text, text, LOW, note.order, None))
-        elif note.type == "thinking":
-            text = "I'm thinking it through" if mine else f"{capitalize(who)} is thinking"
-            clauses.append(Clause(text, text, LOW, note.order, None))
-        elif note.type not in ("completion", "text", "agent_update", "agent_result"):
-            summary = clip(squash(note.text), 60)
-            text = f"I noted a {note.type.replace('_', ' ')} event" + (
-                f": {summary}" if summary else ""
-            )
-            clauses.append(Clause(text, clamp_words(text, TERSE_WORDS), LOW, note.order, None))
-    return clauses
-
-
-def _with_ending(scene: Scene, clauses: list[Clause], notes: list[Note]) -> list[Clause]:
-    """Replace error notes by one sentence about how the run ended."""
-    completion = next((note for note in reversed(notes) if note.type == "completion"), None)
-    errors = [note for note in notes if note.type == "error"]
-    failed = bool(errors) or (completion is not None and completion.is_error)
-    result = completion.data.get("result") if completion else None
-    steps = brief = ""
-    if scene.tool_calls:
-        steps = brief = f" after {plural(scene.tool_calls, 'tool call')}"
-        if scene.tool_errors:
-            steps += f", {scene.tool_errors} of which failed"
-            brief += f"; {scene.tool_errors} failed"
-    if failed:
-        why = errors[-1].text if errors else str(result or "")
-        text = (
-            f"I stopped because of an error: {clip(why, 100)}" if why else "I stopped on an error"
-        )
-        short = f"I stopped on an error: {clip(why, 30)}" if why else "I stopped on an error"
-        clauses = [clause for clause in clauses if clause.priority != ERROR or clause.subject]
-    else:
-        summary = first_sentence(result, 100) if isinstance(result, str) else ""
-        if any(summary and summary in note.text for note in notes):
-            summary = ""  # the agent just said it
-        short = f"I'm done{brief}"
-        if summary and is_first_person(summary):
-            text = f"I'm done{steps}. {summary}"
-        elif summary:
-            text = f"I'm done{steps}: {summary}"
-        else:
-            text = f"I'm done{steps}"
-    order = completion.order if completion else len(notes) + 10_000
-    return [*clauses, Clause(text, clamp_words(short, TERSE_WORDS), ENDING, order, None)]
-
-
-def _still_running(scene: Scene, batch_size: int) -> Clause:
-    """For ``idle``: what is still running and for how long."""
-    order = batch_size + 10_000
-    if scene.open_calls:
-        call = scene.open_calls[0]
-        data = call.data
-        action = Action(data.get("tool_name"), redact(data.get("input") or {}), call.agent, 0)
-        phrase = KINDS[wording_kind(action)].phrase([action], scene.cwd)
-        others = len(scene.open_calls) - 1
-        extra = f" and {plural(others, 'other step')}" if others else ""
-        elapsed = (scene.now - call.ts).total_seconds() if scene.now else None
-        since = f", {duration(elapsed)} so far" if elapsed is not None else ""
-        who = _subject(scene, call.agent)
-        lead = "Still" if who == "I" else f"{capitalize(who)} is still"
-        return Clause(
-            f"{lead} {phrase.running}{extra}{since}",
-            f"{lead} {phrase.running_short}{since}",
-            ENDING,
-            order,
-            None,
-        )
-    if scene.quiet_s is not None:
-        text = f"I'm still working; nothing new for {duration(scene.quiet_s)}"
-        return Clause(text, text, ENDING, order, None)
-    return Clause("I'm still working", "I'm still working", ENDING, order, None)
-
-
-def duration(seconds: float) -> str:
-    """``"40 s"``, ``"3 min 5 s"``, ``"1 h 2 min"``."""
-    whole = max(0, int(seconds))
-    if whole < 60:
-        return f"{whole} s"
-    minutes, secs = divmod(whole, 60)
-    if minutes < 60:
-        return f"{minutes} min" + (f" {secs} s" if secs else "")
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h" + (f" {minutes} min" if minutes else "")
-
-
 def _compose(scene: Scene, clauses: list[Clause]) -> str:
-    fewest, most = LIMITS.get(scene.preset, LIMITS["default"])
     said = _said_before(scene.history)
+    last = skeleton(scene.history[-1]) if scene.history and not scene.first else None
     ranked = sorted(clauses, key=lambda c: (-c.priority, -c.weight, -c.order))
+    text = ""
+    for variant in range(3):
+        text = _tidy(_render(scene, ranked, said, variant))
+        if skeleton(text) != last:
+            break
+    return text
+
+
+def _render(scene: Scene, ranked: list[Clause], said: set[str], variant: int) -> str:
     if scene.preset == "terse":
-        return clamp_words(_fresh(ranked[0], said, short=True), TERSE_WORDS)
+        return _terse(ranked, said, variant)
+    fewest, most = LIMITS.get(scene.preset, LIMITS["default"])
     chosen: list[Clause] = []
     count = 0
     for clause in ranked:
@@ -325,10 +162,26 @@ def _compose(scene: Scene, clauses: list[Clause]) -> str:
         chosen.append(clause)
         count += size
     chosen.sort(key=lambda c: (c.priority == ENDING, c.order))
-    sentences = [_fresh(clause, said) for clause in chosen]
+    sentences = [_fresh(clause, said, start=variant) for clause in chosen]
     if scene.preset == "verbose":
         sentences = _fill(scene, chosen, sentences, fewest, most)
     return " ".join(_next(scene, sentences))
+
+
+def _terse(ranked: list[Clause], said: set[str], variant: int) -> str:
+    """The most important clause in ten words. When it names nothing concrete and another
+    clause does (a command, a file...), that one is said instead, or with the ending."""
+    top = ranked[0]
+    named = next((c for c in ranked if c.named and c.priority >= min(top.priority, WORK)), None)
+    if top.named or named is None:
+        return clamp_words(_fresh(top, said, short=True, start=variant), TERSE_WORDS)
+    # "I'm done after 12 tool calls" says little; "; 2 failed" is news of its own.
+    if top.priority == ENDING and top.short.startswith("I'm done") and ";" not in top.short:
+        step = lower_first(_fresh(named, said, short=True, start=variant))
+        return clamp_words(f"I'm done; last, {step}", TERSE_WORDS)
+    if top.priority >= ERROR:
+        return clamp_words(_fresh(top, said, short=True, start=variant), TERSE_WORDS)
+    return clamp_words(_fresh(named, said, short=True, start=variant), TERSE_WORDS)
 
 
 def _fill(
@@ -361,9 +214,10 @@ def _normal(text: str) -> str:
     return re.sub(r"[^\w\s]", "", text).lower().strip()
 
 
-def _fresh(clause: Clause, said: set[str], short: bool = False) -> str:
+def _fresh(clause: Clause, said: set[str], short: bool = False, start: int = 0) -> str:
     """The clause as a sentence not already in the history, if a variant allows."""
-    for variant in range(3):
+    text = ""
+    for variant in range(start, 3):
         text = clause.render(short, variant)
         if _normal(text) not in said:
             return text
@@ -381,7 +235,6 @@ def _next(scene: Scene, sentences: list[str]) -> list[str]:
     return sentences
 
 
-def _lower_first(text: str) -> str:
-    if text[:2] in ("I ", "I'") or text[:1] in "`\"'":
-        return text
-    return text[:1].lower() + text[1:]
+def _tidy(text: str) -> str:
+    """One line: escaped and real line breaks collapsed, never a literal ``\\n``."""
+    return squash(text)

@@ -16,6 +16,7 @@ _COUNT = re.compile(
 _UNITTEST_RAN = re.compile(r"^Ran (\d+) tests? in ", re.MULTILINE)
 _UNITTEST_FAILED = re.compile(r"^FAILED \(([^)]*)\)", re.MULTILINE)
 _UNITTEST_PART = re.compile(r"(failures|errors|skipped|expected failures)=(\d+)")
+_EXUNIT = re.compile(r"\b(\d+) tests?, (\d+) failures?\b")
 _GO_RESULT = re.compile(r"^--- (PASS|FAIL|SKIP): ", re.MULTILINE)
 _FAILED_TEST = re.compile(r"^(?:FAILED|ERROR) (\S+::\S+)", re.MULTILINE)
 _FAILED_JEST = re.compile(r"^\s*● (.+?)(?: \u203a .+)?$", re.MULTILINE)
@@ -49,7 +50,7 @@ class SuiteResult:
 
 
 def suite_result(output: str) -> SuiteResult | None:
-    """The summary of a pytest, unittest, jest, mocha, cargo or go test run, if ``output``
+    """The summary of a pytest, unittest, jest, mocha, cargo, ExUnit or go test run, if ``output``
     ends with one."""
     first_failure = _first_failure(output)
     ran = _UNITTEST_RAN.findall(output)
@@ -60,6 +61,10 @@ def suite_result(output: str) -> SuiteResult | None:
                 if name in ("failures", "errors"):
                     failed += int(value)
         return SuiteResult(int(ran[-1]), failed, first_failure)
+    exunit = _EXUNIT.findall(output)
+    if exunit:  # ExUnit (mix test): "5 tests, 1 failure"
+        total, failed = exunit[-1]
+        return SuiteResult(int(total), int(failed), first_failure)
     counts = _mocha_counts(output) or _last_counts(output)
     if counts:
         failed = sum(n for word, n in counts.items() if word in _FAILING)

@@ -14,7 +14,7 @@ from typing import Any
 
 from monologue.redact import redact_text
 
-from .wording import clip, squash
+from .wording import clip_middle, squash
 
 KINDS: dict[str, str] = {
     "Read": "read",
@@ -23,9 +23,24 @@ KINDS: dict[str, str] = {
     "MultiEdit": "edit",
     "NotebookEdit": "edit",
     "Bash": "bash",
-    "BashOutput": "bash_output",
+    "BashOutput": "job_output",
+    "TaskOutput": "job_output",
+    "AgentOutputTool": "job_output",
     "KillShell": "kill",
     "KillBash": "kill",
+    "ExitPlanMode": "plan_done",
+    "EnterPlanMode": "plan_start",
+    "AskUserQuestion": "ask",
+    "Skill": "skill",
+    "SlashCommand": "slash",
+    "TaskCreate": "todo",
+    "TaskUpdate": "todo",
+    "TaskList": "todo_check",
+    "TaskGet": "todo_check",
+    "StructuredOutput": "structured",
+    "LSP": "lsp",
+    "ListMcpResourcesTool": "mcp_list",
+    "ReadMcpResourceTool": "mcp_read",
     "Grep": "grep",
     "Glob": "glob",
     "LS": "ls",
@@ -140,13 +155,26 @@ def _display_path(raw: str, cwd: str | None, short: bool, process_cwd: str) -> s
 
 
 def command_text(raw: Any, limit: int = 60) -> str:
-    """A shell command shortened for a sentence (first line, no leading ``cd x &&``)."""
+    """A shell command shortened for a sentence (first line, no leading ``cd x &&``): long
+    paths keep their last parts, and a long command its head and its tail, so that two
+    commands that differ stay different."""
     lines = [line for line in str(raw).strip().splitlines() if line.strip()]
     text = redact_text(lines[0] if lines else "")
     text = _CD_PREFIX.sub("", text.strip())
+    if len(text) > limit:
+        text = " ".join(path_tail(token) for token in text.split(" "))
     if len(lines) > 1:
         text += " …"
-    return clip(text, limit)
+    return clip_middle(text, limit)
+
+
+def path_tail(token: str, parts: int = 2) -> str:
+    """A long path as its last ``parts`` parts (``…/spotter/lib``); other words unchanged."""
+    bare = token.strip("'\"")
+    pieces = [piece for piece in bare.split("/") if piece]
+    if "/" not in bare or len(pieces) <= parts or len(bare) <= 20 or "://" in bare:
+        return token
+    return "…/" + "/".join(pieces[-parts:])
 
 
 def is_test_command(raw: Any) -> bool:

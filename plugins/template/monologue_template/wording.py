@@ -14,9 +14,27 @@ _FIRST_PERSON = re.compile(
 )
 
 
+_ESCAPED_BREAK = re.compile(r"(?:\\r)?\\n")
+_NAMES = re.compile(r"[`\"]|\w[./]\w|https?://|\btests?\b|\btest suite\b", re.IGNORECASE)
+_SKELETON_DROP = re.compile(r"`[^`]*`|\"[^\"]*\"|\S*[/.\\]\S*\w|\d+")
+_SKELETON_PUNCT = re.compile(r"[^\w\s]")
+
+
 def squash(text: str) -> str:
-    """``text`` on one line, whitespace collapsed."""
-    return _SPACE.sub(" ", text).strip()
+    """``text`` on one line, whitespace collapsed (escaped line breaks too: ``\\n``)."""
+    return _SPACE.sub(" ", _ESCAPED_BREAK.sub(" ", text)).strip()
+
+
+def names_subject(text: str) -> bool:
+    """Whether ``text`` names something concrete: a command, a quoted name, a path or file,
+    a URL, a test."""
+    return bool(_NAMES.search(text))
+
+
+def skeleton(text: str) -> str:
+    """``text`` without what makes it specific (commands, quotes, paths, numbers): two
+    narratives with the same skeleton read alike."""
+    return " ".join(_SKELETON_PUNCT.sub(" ", _SKELETON_DROP.sub(" ", text)).lower().split())
 
 
 def clip(text: str, limit: int) -> str:
@@ -28,6 +46,23 @@ def clip(text: str, limit: int) -> str:
     if " " in cut[limit // 2 :]:
         cut = cut[: cut.rindex(" ")]
     return cut.rstrip(" ,;:.-") + "…"
+
+
+def clip_middle(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters in the middle, at word boundaries: the
+    head (a program and its flags) and the tail (what tells two commands apart) are kept."""
+    text = squash(text)
+    if len(text) <= limit:
+        return text
+    head_room = max(limit // 2, 1)
+    tail_room = max(limit - head_room - 3, 1)
+    head = text[:head_room]
+    if " " in head and text[head_room : head_room + 1] != " ":
+        head = head[: head.rindex(" ")]
+    tail = text[-tail_room:]
+    if " " in tail and text[-tail_room - 1 : -tail_room] != " ":
+        tail = tail[tail.index(" ") + 1 :]
+    return f"{head.rstrip()} … {tail.lstrip()}"
 
 
 def plural(count: int, word: str, words: str | None = None) -> str:

@@ -112,7 +112,7 @@ def test_a_result_is_joined_to_a_call_narrated_earlier() -> None:
     assert tell(running, scene=scene) == "I'm running the test suite."
     finished = result(running, "41 passed in 2.0s")
     assert tell(finished, scene=scene) == "I ran the test suite; all 41 tests passed."
-    assert scene.memory == {}
+    assert scene.memory.calls == {}
 
 
 def test_a_result_whose_call_was_never_seen_still_names_the_tool() -> None:
@@ -244,9 +244,9 @@ def test_thinking_alone_is_told_without_quoting_it() -> None:
 
 
 def test_user_messages_and_progress_updates() -> None:
-    assert tell(event("user_message", text="please hurry")) == 'You asked: "please hurry".'
+    assert tell(event("user_message", text="please hurry")) == 'You asked me: "please hurry".'
     request = [event("user_message", text="Raise the retry limit"), event("thinking", text="hm")]
-    assert tell(*request, first=True) == 'I\'m starting on your request: "Raise the retry limit".'
+    assert tell(*request, first=True) == "You asked me to raise the retry limit."
     update = event("agent_update", message="Indexed the repository", progress=0.4)
     assert tell(update) == "Indexed the repository (40% done)."
 

@@ -46,6 +46,7 @@ MOCHA = """\
         (MOCHA, SuiteResult(42, 2)),
         ("test result: FAILED. 39 passed; 2 failed; 0 ignored; 0 measured", SuiteResult(41, 2)),
         ("--- PASS: TestA (0.00s)\n--- FAIL: TestB (0.01s)\nFAIL\n", SuiteResult(2, 1)),
+        ("Finished in 0.2 seconds\n1 doctest, 5 tests, 1 failure\n", SuiteResult(5, 1)),
         ("compiling...\nerror: could not compile", None),
     ],
 )

@@ -139,5 +139,6 @@ def test_verbose_adds_details_and_progress() -> None:
 def test_verbose_reports_what_a_sub_agent_found() -> None:
     events, _, _ = BATCHES["sub-agent"]
     assert tell(events, preset="verbose") == (
-        'I had a sub-agent handle "Find it". It reported: The limit is 3 in config.py.'
+        'I had a sub-agent handle "Find it"; it reported: The limit is 3 in config.py. '
+        "I'll say more as it happens."
     )

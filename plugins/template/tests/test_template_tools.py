@@ -74,11 +74,12 @@ TODOS = [
         ),
         (
             done("Task", "The limit is in config.py.", description="Find the retry limit"),
-            'I had a sub-agent handle "Find the retry limit".',
+            'I had a sub-agent handle "Find the retry limit"; it reported: '
+            "The limit is in config.py.",
         ),
         (
             done("TodoWrite", "ok", todos=TODOS),
-            'I updated my to-do list; 1 of 3 items is done, and I\'m on "Write tests".',
+            'I updated my task list; 1 of 3 items is done, and I\'m on "Write tests".',
         ),
         (done("deploy", "deployed", service="api"), "I used deploy on api."),
         (
@@ -116,7 +117,7 @@ def test_each_known_tool_and_the_fallback_name_the_subject(
             {"description": "Audit the tests"},
             'I\'m waiting for a sub-agent to finish "Audit the tests".',
         ),
-        ("TodoWrite", {"todos": TODOS}, "I'm updating my to-do list."),
+        ("TodoWrite", {"todos": TODOS}, "I'm updating my task list."),
         ("lookup", {"key": "retries"}, "I'm using lookup on retries."),
     ],
 )

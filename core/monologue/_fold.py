@@ -1,0 +1,212 @@
+"""Events the pending buffer folds at its cap, kept as one bounded digest.
+
+When ``buffer_cap`` events wait (the narrator is slow, waiting, or a ``should_speak`` plugin
+holds) and another arrives, the oldest is not dropped: it is folded into a :class:`Fold`.
+The next narration turn receives the fold as the first event of its batch, of type
+``events_folded`` (:class:`~monologue.events.EventsFoldedData`), and its narrative covers
+the folded events, so every event is covered by some narrative while memory stays bounded:
+the fold keeps counts by type and tool, at most ``NAME_LIMIT`` files, commands and error
+messages, the id range, and the folded ids themselves up to ``ID_LIMIT``. Past that the ids
+are let go and the narrative names the range instead (``covers_range``): every narrated
+event of the session from its first to its last id, inclusive.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+from .digest import as_text, truncate
+from .events import FOLDED_TYPE, Event, EventsFoldedData
+from .redact import redact
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+ID_LIMIT = 4096
+"""Folded ids listed one by one (about 300 KB); beyond, the range alone."""
+NAME_LIMIT = 20
+"""Files and commands named; the totals count the rest."""
+ERROR_LIMIT = 5
+"""Error messages quoted; ``errors`` counts them all."""
+TRACK_LIMIT = 500
+"""Distinct files and commands remembered to count them; beyond, the totals are at least."""
+KIND_LIMIT = 32
+"""Distinct tools and event types counted by name; the rest count as ``other``."""
+TEXT_LIMIT = 160
+
+_PATH_KEYS = ("file_path", "path", "notebook_path")
+_COMMAND_KEYS = ("command", "cmd")
+
+__all__ = ["Fold", "covered", "event_count"]
+
+
+class Fold:
+    """The events folded since the last narration turn took them, oldest first."""
+
+    def __init__(self) -> None:
+        self.data = EventsFoldedData()
+        self._session_id = ""
+        self._agent = ""
+        # Distinct names seen, in order (a dict: ordered and fast to test), up to TRACK_LIMIT.
+        self._files: dict[str, None] = {}
+        self._commands: dict[str, None] = {}
+
+    def __len__(self) -> int:
+        return self.data.count
+
+    def add(self, event: Event) -> None:
+        """Fold ``event``, which is newer than everything folded so far."""
+        data = self.data
+        if not data.count:
+            data.first_id, data.first_ts = event.id, event.ts
+            self._session_id, self._agent = event.session_id, event.agent
+        data.last_id, data.last_ts = event.id, event.ts
+        data.count += 1
+        if data.ids_complete:
+            if data.count <= ID_LIMIT:
+                data.ids.append(event.id)
+            else:
+                data.ids_complete = False
+                data.ids = []
+        _bump(data.types, event.type)
+        payload = event.data
+        if event.type == "tool_call":
+            _bump(data.tools, str(payload.get("tool_name")))
+            tool_input = payload.get("input") or {}
+            self._touch(tool_input, _PATH_KEYS, self._files, data.files, "files")
+            self._touch(tool_input, _COMMAND_KEYS, self._commands, data.commands, "commands")
+        elif (event.type == "tool_result" and payload.get("is_error")) or event.type == "error":
+            data.errors += 1
+            if len(data.error_samples) < ERROR_LIMIT:
+                message = as_text(payload.get("message") or payload.get("output"))
+                data.error_samples.append(truncate(" ".join(message.split()), TEXT_LIMIT))
+
+    def then(self, newer: Fold) -> Fold:
+        """This fold followed by ``newer``'s events (all newer than this fold's): this fold,
+        extended, or ``newer`` itself when this one is empty."""
+        theirs = newer.data
+        if not theirs.count:
+            return self
+        data = self.data
+        if not data.count:
+            return newer
+        data.last_id, data.last_ts = theirs.last_id, theirs.last_ts
+        data.count += theirs.count
+        data.ids_complete = data.ids_complete and theirs.ids_complete and data.count <= ID_LIMIT
+        data.ids = [*data.ids, *theirs.ids] if data.ids_complete else []
+        for name, count in theirs.types.items():
+            _bump(data.types, name, count)
+        for name, count in theirs.tools.items():
+            _bump(data.tools, name, count)
+        for name in newer.distinct("files"):
+            self._remember(name, self._files, data.files, "files")
+        for name in newer.distinct("commands"):
+            self._remember(name, self._commands, data.commands, "commands")
+        data.files_at_least |= theirs.files_at_least
+        data.commands_at_least |= theirs.commands_at_least
+        data.errors += theirs.errors
+        room = ERROR_LIMIT - len(data.error_samples)
+        data.error_samples += theirs.error_samples[: max(room, 0)]
+        return self
+
+    def distinct(self, what: Literal["files", "commands"]) -> list[str]:
+        """The distinct files or commands tracked, in the order first seen."""
+        return list(self._files if what == "files" else self._commands)
+
+    def as_event(self) -> Event:
+        """The fold as the ``events_folded`` event a narrator receives (never recorded);
+        the names it quotes are redacted here, off the agent's thread."""
+        data = self.data.model_copy(
+            update={
+                "files": redact(self.data.files),
+                "commands": redact(self.data.commands),
+                "error_samples": redact(self.data.error_samples),
+            }
+        )
+        data.text = describe(data)
+        return Event.trusted(
+            FOLDED_TYPE, data.model_dump(), session_id=self._session_id, agent=self._agent
+        )
+
+    def _touch(
+        self,
+        tool_input: Any,
+        keys: tuple[str, ...],
+        seen: dict[str, None],
+        named: list[str],
+        what: str,
+    ) -> None:
+        if not isinstance(tool_input, dict):
+            return
+        for key in keys:
+            value = tool_input.get(key)
+            if isinstance(value, str) and value.strip():
+                self._remember(truncate(" ".join(value.split()), TEXT_LIMIT), seen, named, what)
+                return
+
+    def _remember(self, name: str, seen: dict[str, None], named: list[str], what: str) -> None:
+        if name in seen:
+            return
+        data = self.data
+        if len(seen) >= TRACK_LIMIT:
+            # A name never tracked may come again: stop counting and say the total is a floor.
+            setattr(data, f"{what}_at_least", True)
+            return
+        seen[name] = None
+        setattr(data, f"{what}_total", len(seen))
+        if len(named) < NAME_LIMIT:
+            named.append(name)
+
+
+def _bump(counts: dict[str, int], name: str, by: int = 1) -> None:
+    if name not in counts and len(counts) >= KIND_LIMIT:
+        name = "other"
+    counts[name] = counts.get(name, 0) + by
+
+
+def describe(data: EventsFoldedData) -> str:
+    """One plain line about the folded events, true for any narrator to show."""
+    parts = [f"{data.count} earlier event(s) folded while narration was behind"]
+    if data.tools:
+        tools = ", ".join(f"{n} {name}" for name, n in sorted(data.tools.items(), key=_most))
+        parts.append(f"tool calls: {tools}")
+    if data.files_total:
+        parts.append(f"files: {_named(data.files, data.files_total, data.files_at_least)}")
+    if data.commands_total:
+        named = _named(data.commands, data.commands_total, data.commands_at_least)
+        parts.append(f"commands: {named}")
+    if data.errors:
+        parts.append(f"{data.errors} error(s): " + "; ".join(data.error_samples))
+    return "; ".join(parts)
+
+
+def _most(item: tuple[str, int]) -> tuple[int, str]:
+    return -item[1], item[0]
+
+
+def _named(names: list[str], total: int, at_least: bool) -> str:
+    more = total - len(names)
+    text = ", ".join(names)
+    if more > 0:
+        text += f" and {'at least ' if at_least else ''}{more} more"
+    return text
+
+
+def covered(events: Sequence[Event]) -> tuple[list[str], list[str] | None]:
+    """What a narrative of ``events`` covers: the ids (a fold's folded ids in place of its
+    own), and the ``[first, last]`` id range of a fold too large to list, if any."""
+    ids: list[str] = []
+    span: list[str] | None = None
+    for event in events:
+        if event.type != FOLDED_TYPE:
+            ids.append(event.id)
+        elif event.data.get("ids_complete", True):
+            ids.extend(event.data.get("ids") or ())
+        else:
+            span = [event.data["first_id"], event.data["last_id"]]
+    return ids, span
+
+
+def event_count(events: Sequence[Event]) -> int:
+    """How many events a batch stands for, a digest counting as the events it folded."""
+    return sum(event.data["count"] if event.type == FOLDED_TYPE else 1 for event in events)

@@ -1,0 +1,161 @@
+"""How a session opens and ends: as a context manager, and through ``close``/``aclose``.
+
+Closing emits the completion (and the error that ended the scope), gives the worker one
+final turn bounded by ``final_wait_s``, then fires ``on_complete`` and ends the
+subscribers' streams. Live sessions are also closed on SIGTERM (``_shutdown``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from contextvars import ContextVar, Token
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal, Self, cast
+
+from . import _shutdown
+from ._helpers import jsonable
+
+if TYPE_CHECKING:
+    from ._delivery import Listeners
+    from ._hooks import Hooks
+    from ._pending import PendingBuffer
+    from ._sessions import Session
+    from ._worker import NarrationWorker
+    from .config import MonologueConfig
+    from .events import Event
+
+log = logging.getLogger("monologue.session")
+
+_current: ContextVar[Session | None] = ContextVar("monologue_session", default=None)
+
+# Past the final narration's deadline, how long close() still waits for the worker to record
+# the outcome (a timeout's narration_suppressed event) before on_complete flushes.
+_CLOSE_GRACE_S = 0.2
+
+
+def current() -> Session | None:
+    """The session of the running scope, or ``None`` outside any."""
+    return _current.get()
+
+
+class Lifecycle:
+    """Mixed into :class:`~monologue.Session`, which supplies the members declared here."""
+
+    if TYPE_CHECKING:
+        id: str
+        agent: str
+        config: MonologueConfig
+        narrator: str | None
+        lock: threading.RLock
+
+        @property
+        def hooks(self) -> Hooks: ...
+
+        _status: Literal["new", "active", "closing", "closed"]
+        _pending: PendingBuffer
+        _worker: NarrationWorker | None
+        _listeners: Listeners
+        _tokens: list[Token[Session | None]]
+
+        def start(self) -> Self: ...
+        def emit(self, type: str, data: dict[str, Any] | None = None, **fields: Any) -> Event: ...
+        def _ensure_worker(self) -> NarrationWorker: ...
+
+    def __enter__(self) -> Self:
+        self.start()
+        self._tokens.append(_current.set(cast("Session", self)))
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        try:
+            self.close(error=exc)
+        finally:
+            _current.reset(self._tokens.pop())
+
+    async def __aenter__(self) -> Self:
+        return self.__enter__()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        try:
+            await self.aclose(error=exc)
+        finally:
+            _current.reset(self._tokens.pop())
+
+    def close(self, result: Any = None, error: BaseException | None = None) -> None:
+        """End the session: completion event, final narration (bounded), ``on_complete``."""
+        completion, deadline = self._begin_close(result, error)
+        if completion is None:
+            return
+        try:
+            if self._worker is not None:
+                self._worker.wait_idle(deadline + _CLOSE_GRACE_S)
+        finally:
+            self._end_close(completion)
+
+    async def aclose(self, result: Any = None, error: BaseException | None = None) -> None:
+        """:meth:`close` for async code: waits for the final narration without blocking."""
+        completion, deadline = self._begin_close(result, error)
+        if completion is None:
+            return
+        try:
+            if self._worker is not None:
+                await asyncio.to_thread(self._worker.wait_idle, deadline + _CLOSE_GRACE_S)
+        finally:
+            self._end_close(completion)
+
+    def _begin_close(self, result: Any, error: BaseException | None) -> tuple[Event | None, float]:
+        with self.lock:
+            if self._status == "new":
+                self.start()
+            if self._status != "active":
+                return None, 0.0
+            self._status = "closing"
+        if error is not None:
+            self.emit(
+                "error",
+                {"message": f"{type(error).__name__}: {error}", "error_type": type(error).__name__},
+            )
+        completion = self.emit(
+            "completion",
+            {"result": jsonable(result), "is_error": error is not None},
+        )
+        deadline = time.monotonic() + self.config.final_wait_s
+        with self.lock:
+            # A buffer holding nothing but the completion itself has nothing to narrate.
+            if self._pending.only("completion"):
+                self._pending.clear()
+            elif self.narrator is not None:
+                self._ensure_worker().finish(deadline)
+        return completion, deadline
+
+    def _end_close(self, completion: Event) -> None:
+        _shutdown.untrack(cast("Session", self))
+        with self.lock:
+            self._status = "closed"
+            if self._worker is not None:
+                self._worker.stop()
+        try:
+            self.hooks.complete(cast("Session", self), completion)
+        finally:
+            self._listeners.end()
+            if self._pending.dropped:
+                log.info(
+                    "session %s (%s): %d event(s) were never narrated (their narration "
+                    "failed); they are still in the recording",
+                    self.id,
+                    self.agent,
+                    self._pending.dropped,
+                )

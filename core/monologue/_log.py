@@ -1,0 +1,69 @@
+"""``monologue log``: find a recorded session and print everything in it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .errors import MonologueError, RecordingError
+
+
+def resolve(target: str) -> Path:
+    """A path as given, else the recording of session ``target`` (or a unique id prefix);
+    :class:`~monologue.errors.MonologueError` names what could not be found."""
+    path = Path(target)
+    if path.exists() or path.suffix or "/" in target:
+        return path
+    from .config import load_config
+
+    folder = load_config().resolved_record_dir()
+    exact = folder / f"{target}.jsonl"
+    if exact.exists():
+        return exact
+    matches = sorted(folder.glob(f"{target}*.jsonl")) if folder.is_dir() else []
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise MonologueError(
+            f"no recorded session {target!r} in {folder} (nor a file of that name)"
+        )
+    names = ", ".join(m.stem for m in matches[:5])
+    raise MonologueError(f"{len(matches)} recorded sessions start with {target!r}: {names}...")
+
+
+def print_log(path: Path, *, as_json: bool, strict: bool = False, name: Path | None = None) -> None:
+    """Every event of the session at ``path`` (named ``name`` in messages), narratives
+    highlighted, then what the narration cost; any format a reader knows.
+
+    Narration events are shown at the recorded time of the last event they cover (or the
+    last event before them), never at the wall-clock time of their delivery: the times
+    of a log are all the session's own. A bad line is skipped with a warning, or with
+    ``strict`` raises :class:`~monologue.errors.RecordingError` after the events before it
+    were printed."""
+    from ._cost import NarrationCost
+    from ._render import make_view
+    from ._replay import NARRATION_TYPES, SessionTimes, renamed
+    from .recording import OWN_FORMAT, open_session, read_header
+
+    name = name or path
+    view = make_view(as_json=as_json, show_events=True)
+    times = SessionTimes()
+    cost = NarrationCost()
+    try:
+        source, reader = open_session(path, strict=strict, name=str(name))
+        if reader == OWN_FORMAT:
+            view.header(read_header(path))
+        for event in source:
+            if event.type not in NARRATION_TYPES:
+                times.saw(event)
+                view.event(event)
+                continue
+            cost.add(event)
+            if event.type == "narrative":
+                view.narrative(event, times.of(event))
+            else:
+                view.event(event, at=times.of(event))
+    except RecordingError as exc:
+        raise MonologueError(renamed(exc, path, name)) from None
+    finally:
+        view.close()
+    view.cost(cost)

@@ -1,0 +1,92 @@
+"""Which narrator a session uses, and the call to it.
+
+``narrator = "auto"`` names no plugin: it takes the usable narrator whose plugin declares the
+highest ``narrator_priority``. A narrator named explicitly that cannot run fails the session's
+start with the plugin's own reason (``narrator_unavailable``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .errors import NarratorUnavailable
+
+if TYPE_CHECKING:
+    from ._hooks import Hooks
+    from ._narration import Narration
+    from ._sessions import Session
+    from .config import MonologueConfig
+    from .events import Event
+
+NO_NARRATOR = frozenset({"none", "off"})
+
+
+def names(hooks: Hooks) -> list[str]:
+    """Every installed narrator, sorted."""
+    return sorted(impl.plugin_name for impl in hooks.impls("narrate"))
+
+
+def unavailable(hooks: Hooks, name: str, config: MonologueConfig) -> str | None:
+    """Why narrator ``name`` cannot run with ``config``, or ``None`` when it can."""
+    if hooks.impl_of("narrate", name) is None:
+        installed = ", ".join(names(hooks)) or "none"
+        return f"no narrator plugin named {name!r} is installed (installed: {installed})"
+    impl = hooks.impl_of("narrator_unavailable", name)
+    if impl is None:
+        return None
+    answer = hooks.call_impl(impl, config=config)
+    return None if answer is None else str(answer)
+
+
+def auto_candidates(hooks: Hooks) -> list[str]:
+    """The narrators ``auto`` may pick, best first; a failing priority hook is reported and
+    keeps its narrator out."""
+    ranked: list[tuple[int, str]] = []
+    for name in names(hooks):
+        impl = hooks.impl_of("narrator_priority", name)
+        if impl is None:
+            continue
+        try:
+            priority = hooks.call_impl(impl)
+        except Exception as exc:
+            hooks.report(name, "narrator_priority", exc)
+            continue
+        if isinstance(priority, int) and not isinstance(priority, bool):
+            ranked.append((-priority, name))
+    return [name for _, name in sorted(ranked)]
+
+
+def resolve(hooks: Hooks, config: MonologueConfig) -> str | None:
+    """The narrator a session with ``config`` uses; ``None`` when narration is off."""
+    wanted = config.narrator.strip()
+    if wanted.lower() in NO_NARRATOR:
+        return None
+    if wanted != "auto":
+        problem = unavailable(hooks, wanted, config)
+        if problem:
+            raise NarratorUnavailable(f"narrator {wanted!r} cannot be used: {problem}")
+        return wanted
+    for candidate in auto_candidates(hooks):
+        if not unavailable(hooks, candidate, config):
+            return candidate
+    return None
+
+
+def narrate(
+    hooks: Hooks,
+    narrator: str,
+    *,
+    session: Session,
+    events: list[Event],
+    history: list[str],
+    reason: str,
+) -> Narration | None:
+    """Ask one narrator; ``None`` means *wait*. Its exceptions propagate to the caller."""
+    from ._narration import as_narration
+
+    impl = hooks.impl_of("narrate", narrator)
+    if impl is None:
+        raise LookupError(f"narrator {narrator!r} is no longer registered")
+    return as_narration(
+        hooks.call_impl(impl, session=session, events=events, history=history, reason=reason)
+    )

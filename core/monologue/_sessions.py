@@ -1,0 +1,397 @@
+"""Sessions: one agent run's events, buffer, history and narration.
+
+``session()`` creates a :class:`Session`, used as a sync or async context manager;
+``current()`` is the session of the running scope (a context variable, so asyncio tasks and
+threads never share one by accident).
+
+One event's path: ``emit`` (or a helper, or ``feed``) → :meth:`Session.dispatch`, which counts
+it and appends it to the :class:`~monologue._pending.PendingBuffer` → the ``on_event`` hooks
+→ ``should_speak`` → a request to the session's narration worker (``_worker.py``), which takes
+the buffer's batch to the narrator on its own thread → :meth:`Session.deliver` → the
+``on_narrative`` hooks and the subscribers (``_delivery.py``).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Sequence
+from contextvars import Token
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal
+
+from . import _shutdown
+from ._delivery import Listeners, NarrativeCallback, NarrativeStream
+from ._helpers import EventHelpers, describe_keys
+from ._ids import new_id
+from ._lifecycle import Lifecycle, current
+from ._pending import PendingBuffer
+from .config import MonologueConfig, load_config
+from .events import Event, Usage, silent_types, utcnow
+
+if TYPE_CHECKING:
+    from ._hooks import Hooks
+    from ._worker import NarrationWorker
+    from .plugins import MonologuePluginManager
+
+log = logging.getLogger("monologue.session")
+
+# Never narrated, and never a reason to ask whether to speak: the core's own types and the
+# ones plugins register as not narrated (a live set, so dispatch pays one lookup).
+_SILENT_TYPES = silent_types()
+
+__all__ = ["NarrativeCallback", "NarrativeStream", "Session", "SessionStats", "current", "session"]
+
+
+@dataclass
+class _Counts:
+    """The counters the session itself owns (the buffer and the worker keep theirs)."""
+
+    events: int = 0
+    tool_calls: int = 0
+    tool_errors: int = 0
+    narratives: int = 0
+    unadapted: int = 0
+    late_events: int = 0
+
+
+@dataclass
+class SessionStats(_Counts):
+    """A snapshot of every counter of a session; ``monologue replay --json`` prints them."""
+
+    waits: int = 0
+    narrator_failures: int = 0
+    dropped: int = 0
+    folded: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+class Session(Lifecycle, EventHelpers):
+    """One narrated run of an agent. Create it with :func:`session`."""
+
+    def __init__(
+        self,
+        agent: str,
+        *,
+        task_id: str | None = None,
+        on_narrative: NarrativeCallback | None = None,
+        session_id: str | None = None,
+        meta: dict[str, Any] | None = None,
+        config: MonologueConfig | None = None,
+        pm: MonologuePluginManager | None = None,
+        **overrides: Any,
+    ) -> None:
+        if not isinstance(agent, str) or not agent.strip():
+            raise ValueError(f"session agent must be a non-empty string, got {agent!r}")
+        if config is None:
+            config = load_config(overrides, tolerant=True)
+        elif overrides:
+            config = load_config(
+                {**config.model_dump(exclude_unset=True), **overrides}, tolerant=True
+            )
+        self.config = config
+        self.agent = agent
+        self.task_id = task_id
+        self.id = session_id or new_id()
+        self.meta: dict[str, Any] = dict(meta or {})
+        self.lock = threading.RLock()
+        self._pending = PendingBuffer(config.buffer_cap, self._describe)
+        self.pending: Sequence[Event] = self._pending
+        """The events no narrative covers yet, oldest first; a read-only view (only the
+        buffer changes them; a plain attribute, since plugins read it on every event)."""
+        self.history: deque[str] = deque(maxlen=config.history_size)
+        self.hints: list[str] = []
+        """Hints received since the last narrative (the gate reads them)."""
+        self.open_tool_calls: dict[str, Event] = {}
+        """Tool calls without a result yet, by ``tool_use_id``."""
+        self.state: dict[str, Any] = {}
+        """Scratch space for plugins, keyed by plugin name."""
+        self._counts = _Counts()
+        self._unadapted_kinds: set[str] = set()
+        self.started_at: datetime | None = None
+        self.last_event_at: float | None = None
+        self.last_narrative_at: float | None = None
+        """``time.monotonic()`` of the last delivered narrative."""
+        self.narrator: str | None = None
+        self._pm = pm
+        self._hooks: Hooks | None = None
+        self._status: Literal["new", "active", "closing", "closed"] = "new"
+        self._worker: NarrationWorker | None = None
+        self._listeners = Listeners(on_narrative, self._report)
+        self._tokens: list[Token[Session | None]] = []
+
+    # -- properties ---------------------------------------------------------------------
+
+    @property
+    def hooks(self) -> Hooks:
+        if self._hooks is None:
+            from .plugins import get_plugin_manager
+
+            self._hooks = (self._pm or get_plugin_manager()).hooks
+        return self._hooks
+
+    @property
+    def stats(self) -> SessionStats:
+        """A snapshot of the session's counters (``monologue replay --json`` prints them)."""
+        worker = self._worker
+        return SessionStats(
+            **asdict(self._counts),
+            waits=self._pending.waits,
+            dropped=self._pending.dropped,
+            folded=self._pending.folded,
+            narrator_failures=worker.failures if worker is not None else 0,
+        )
+
+    @property
+    def is_first(self) -> bool:
+        """True until the first narrative has been delivered."""
+        return self._counts.narratives == 0
+
+    @property
+    def active(self) -> bool:
+        return self._status in ("active", "closing")
+
+    @property
+    def closed(self) -> bool:
+        return self._status == "closed"
+
+    def __repr__(self) -> str:
+        return f"<Session {self.agent!r} {self.id} {self._status}>"
+
+    def _describe(self) -> str:
+        return f"session {self.id} ({self.agent}), narrator {self.narrator!r}"
+
+    def _report(self, plugin: str, hook: str, exc: BaseException) -> None:
+        self.hooks.report(plugin, hook, exc)
+
+    # -- lifecycle ----------------------------------------------------------------------
+
+    def start(self) -> Session:
+        """Resolve the narrator (failing now if it cannot run) and fire ``on_session_start``."""
+        if self._status != "new":
+            return self
+        self.hooks.register_event_types()
+        self.narrator = self.hooks.resolve_narrator(self.config)
+        self.started_at = utcnow()
+        self._status = "active"
+        _shutdown.track(self)
+        self.hooks.session_start(self)
+        return self
+
+    # -- events -------------------------------------------------------------------------
+
+    def make_event(self, type: str, data: dict[str, Any] | None = None, **fields: Any) -> Event:
+        """An event of this session (not yet dispatched); a bad payload raises
+        :class:`~monologue.errors.EventValidationError` naming the field."""
+        return Event.from_dict(
+            {
+                "type": type,
+                "data": data or {},
+                "session_id": self.id,
+                "agent": fields.pop("agent", None) or self.agent,
+                "task_id": fields.pop("task_id", None) or self.task_id,
+                **fields,
+            }
+        )
+
+    def emit(self, type: str, data: dict[str, Any] | None = None, **fields: Any) -> Event:
+        """Create an event of any type (plugins may add types) and dispatch it."""
+        event = self.make_event(type, data, **fields)
+        self.dispatch(event)
+        return event
+
+    def _emit_checked(self, type: str, data: dict[str, Any]) -> Event:
+        # For the helpers below, which check their arguments: see Event.trusted.
+        event = Event.trusted(
+            type, data, session_id=self.id, agent=self.agent, task_id=self.task_id
+        )
+        self.dispatch(event)
+        return event
+
+    def feed(self, obj: Any) -> list[Event]:
+        """Dispatch whatever events an ``adapt`` plugin makes of ``obj`` (none if nobody can)."""
+        from .events import Event as EventType
+
+        if isinstance(obj, EventType):
+            events: list[Event] | None = [obj]
+        else:
+            events = self.hooks.adapt(obj, self)
+        if events is None:
+            self._counts.unadapted += 1
+            self._report_unadapted(obj)
+            return []
+        return [self.dispatch(event) for event in events]
+
+    def _report_unadapted(self, obj: Any) -> None:
+        """Warn once per kind of object: a generator yielding something no plugin reads
+        would otherwise give no narrative and no word why."""
+        kind = type(obj).__qualname__
+        if kind in self._unadapted_kinds:
+            return
+        self._unadapted_kinds.add(kind)
+        shown = describe_keys(obj)
+        log.warning(
+            "session %s: no adapt plugin understood a %s (keys: %s); such objects are ignored",
+            self.id,
+            kind,
+            shown,
+        )
+
+    def dispatch(self, event: Event) -> Event:
+        """Run one event through the pipeline. Returns the event as dispatched.
+
+        Events from elsewhere (adapters, replays) are bound to this session: its id, and its
+        agent and task where the event names none.
+        """
+        if event.session_id != self.id or not event.agent:
+            event = event.model_copy(
+                update={
+                    "session_id": self.id,
+                    "agent": event.agent or self.agent,
+                    "task_id": event.task_id or self.task_id,
+                }
+            )
+        kind = event.type
+        with self.lock:
+            if self._status not in ("active", "closing"):
+                if self._status == "new":
+                    raise RuntimeError(
+                        f"session {self.agent!r} has not started: use `with session(...)` "
+                        "or call .start() first"
+                    )
+                self._counts.late_events += 1
+                log.debug("event %s arrived after session %s closed; ignored", kind, self.id)
+                return event
+            counts = self._counts
+            counts.events += 1
+            self.last_event_at = time.monotonic()
+            if kind == "tool_call":
+                counts.tool_calls += 1
+                self.open_tool_calls[event.data["tool_use_id"]] = event
+            elif kind == "tool_result":
+                self.open_tool_calls.pop(event.data["tool_use_id"], None)
+                if event.data["is_error"]:
+                    counts.tool_errors += 1
+            elif kind == "hint":
+                self.hints.append(event.data["name"])
+            # A hint is asked about (it may make a should_speak plugin speak) but not narrated.
+            if kind != "hint" and kind not in _SILENT_TYPES and self.narrator is not None:
+                self._pending.append(event)
+        hooks = self._hooks or self.hooks  # resolved at start; skip the property per event
+        hooks.event(self, event)
+        if kind in _SILENT_TYPES or kind == "completion" or self.narrator is None:
+            return event
+        answer, _ = hooks.should_speak(self, event)
+        if answer is False:
+            return event
+        if answer:
+            reason = answer if isinstance(answer, str) else "buffer"
+            if answer is True and len(self._pending) >= self.config.max_buffer_size:
+                reason = "max_buffer"
+        elif len(self._pending) >= self.config.max_buffer_size:
+            reason = "max_buffer"
+        else:
+            return event
+        self.request_narration(reason)
+        return event
+
+    # -- narration ----------------------------------------------------------------------
+
+    def request_narration(self, reason: str = "buffer") -> None:
+        """Ask the worker for a narration turn (the gate's idle watchdog uses ``idle``)."""
+        if self.narrator is None or self._status != "active":
+            return
+        self._ensure_worker().request(reason)
+
+    def _ensure_worker(self) -> NarrationWorker:
+        with self.lock:
+            if self._worker is None:
+                from ._worker import NarrationWorker
+
+                assert self.narrator is not None
+                self._worker = NarrationWorker(self, self._pending, self.hooks, self.narrator)
+            return self._worker
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until no narration turn is running or requested (``False`` on timeout).
+
+        Useful to pace a replay like a live agent (whose events are slower than its
+        narrator) and in tests; agents never need it.
+        """
+        if self._worker is None:
+            return True
+        limit = self.config.narrate_timeout_s * 2 if timeout is None else timeout
+        return self._worker.wait_idle(time.monotonic() + limit)
+
+    @property
+    def narration_disabled(self) -> bool:
+        """True once repeated failures switched narration off for this session."""
+        return self._worker is not None and self._worker.disabled
+
+    def deliver(
+        self,
+        *,
+        text: str,
+        narrator: str,
+        reason: str,
+        covers: list[str],
+        covers_range: list[str] | None = None,
+        model: str | None = None,
+        usage: Usage | None = None,
+        latency_ms: float | None = None,
+    ) -> Event | None:
+        """Turn narration text into a ``narrative`` event and hand it to every listener."""
+        narrative = self.make_event(
+            "narrative",
+            {
+                "text": text,
+                "narrator": narrator,
+                "model": model,
+                "reason": reason,
+                "covers": covers,
+                "latency_ms": latency_ms,
+                "usage": usage.model_dump() if usage is not None else None,
+                # Only with a digest too large to list: see docs/formats.md.
+                **({"covers_range": covers_range} if covers_range else {}),
+            },
+            visibility="user",
+        )
+        with self.lock:
+            if self._status == "closed":
+                log.debug("narrative for closed session %s discarded", self.id)
+                return None
+            self.history.append(text)
+            self.hints.clear()
+            self.last_narrative_at = time.monotonic()
+            self._counts.narratives += 1
+        self.dispatch(narrative)
+        self.hooks.narrative(self, narrative)
+        self._listeners.send(narrative)
+        return narrative
+
+    def subscribe(self, callback: NarrativeCallback | None = None) -> Any:
+        """Receive narratives: ``subscribe(fn)`` calls ``fn(event)`` (returns an unsubscribe
+        function); ``subscribe()`` in async code returns an async iterator that ends with the
+        session."""
+        if callback is not None:
+            return self._listeners.add(callback)
+        return self._listeners.stream()
+
+
+def session(
+    agent: str,
+    task_id: str | None = None,
+    on_narrative: NarrativeCallback | None = None,
+    **config: Any,
+) -> Session:
+    """A new session for ``agent``; use it as ``with`` or ``async with``.
+
+    Keyword arguments are configuration (``narrator="template"``, ``preset="terse"``...) and
+    take precedence over every other source.
+    """
+    return Session(agent, task_id=task_id, on_narrative=on_narrative, **config)

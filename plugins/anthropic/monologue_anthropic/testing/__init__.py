@@ -1,0 +1,43 @@
+"""Test and development tools for code that narrates with Claude, without leaving the machine.
+
+Nothing here is used by the narrator at run time. Plugin authors get:
+
+- :class:`LoopbackAPI`: a real Messages API server on ``127.0.0.1`` that the real
+  ``anthropic`` SDK talks to, with scripted :class:`Reply` objects and every request
+  recorded as a :class:`RecordedRequest`;
+- :func:`refused_base_url`, a loopback URL nothing listens on; :func:`stream_events`, a
+  message as the API streams it; :func:`estimate_tokens`, the server's token estimate;
+- the pytest fixtures ``loopback_api`` and ``anthropic_narrator``: this package is
+  registered as a pytest plugin (entry point ``pytest11``), so they need no import.
+"""
+
+from __future__ import annotations
+
+from .fixtures import DUMMY_API_KEY, anthropic_narrator, loopback_api
+from .replies import (
+    CHARS_PER_TOKEN,
+    RecordedRequest,
+    Reply,
+    Responder,
+    estimate_tokens,
+    request_text,
+)
+from .server import DEFAULT_TEXT, LoopbackAPI, refused_base_url
+from .streaming import STREAM_CHUNK, stream_events
+
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "DEFAULT_TEXT",
+    "DUMMY_API_KEY",
+    "STREAM_CHUNK",
+    "LoopbackAPI",
+    "RecordedRequest",
+    "Reply",
+    "Responder",
+    "anthropic_narrator",
+    "estimate_tokens",
+    "loopback_api",
+    "refused_base_url",
+    "request_text",
+    "stream_events",
+]

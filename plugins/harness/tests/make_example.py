@@ -1,0 +1,41 @@
+"""Regenerate examples/harness/recordings: a live run of examples/harness/tasks.md through the
+SDK's real query() and the scripted fake ``claude`` CLI, recorded (narratives included).
+
+    MONOLOGUE_NO_CONFIG_FILE=1 .tox/harness/bin/python plugins/harness/tests/make_example.py
+
+test_example.py fails with the missing-recording error when a prompt changed since.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+from pathlib import Path
+
+from harness_fixtures import THREE_TASKS, make_fake_claude, three_task_scenarios
+from monologue_harness import AgentMode, TaskHarness, parse_tasks
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "harness"
+
+
+async def main() -> None:
+    tasks = EXAMPLE / "tasks.md"
+    if tasks.read_text(encoding="utf-8") != THREE_TASKS:
+        raise SystemExit(f"{tasks} differs from the scripted scenarios' THREE_TASKS")
+    parsed = parse_tasks(THREE_TASKS, source="tasks.md").model_dump(mode="json", by_alias=True)
+    store = EXAMPLE / "recordings"
+    shutil.rmtree(store, ignore_errors=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        fake = make_fake_claude(Path(scratch) / "fake", three_task_scenarios(parsed))
+        summary = await TaskHarness(
+            tasks,
+            mode=AgentMode(kind="record", store=store),
+            cli_path=fake.cli,
+            checkpoint=Path(scratch) / "checkpoint.json",
+        ).run()
+    print(summary.report())
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

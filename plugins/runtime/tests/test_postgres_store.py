@@ -1,0 +1,109 @@
+"""What only the PostgreSQL store does: connecting, migrations, choosing it by setting."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import psycopg
+import pytest
+from monologue_runtime import (
+    AgentRuntime,
+    PostgresTaskStore,
+    StoreUnavailableError,
+    TaskGraphStore,
+    open_store,
+)
+from monologue_runtime.pg_schema import MIGRATIONS
+from monologue_runtime.postgres import hide_password
+from monologue_runtime.testing import ThrowawayPostgres
+
+from monologue.config import load_config
+from monologue.errors import ConfigError
+from monologue.testing import PluginSandbox
+
+
+def test_refused_credentials_name_the_url_without_the_password(postgres: ThrowawayPostgres) -> None:
+    url = postgres.url_with(password="s3cret-wrong")
+    with pytest.raises(StoreUnavailableError) as caught:
+        PostgresTaskStore(url)
+    message = str(caught.value)
+    assert message.startswith("postgresql://monologue:***@/postgres?host=")
+    assert "password authentication failed" in message
+    assert "s3cret-wrong" not in message and postgres.password not in message
+
+
+def test_an_unreachable_server_is_a_clear_error() -> None:
+    with tempfile.TemporaryDirectory() as nowhere:
+        url = f"postgresql://me:hunter2@/db?host={nowhere}&port=5999"
+        with pytest.raises(StoreUnavailableError, match=r"me:\*\*\*@/db.*cannot use the database"):
+            PostgresTaskStore(url)
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("postgresql://u:pw@db.example:5432/x", "postgresql://u:***@db.example:5432/x"),
+        (
+            "postgresql://u@h/x?password=pw&sslmode=require",
+            "postgresql://u@h/x?password=***&sslmode=require",
+        ),
+        ("postgresql://h/x", "postgresql://h/x"),
+    ],
+)
+def test_passwords_are_hidden(url: str, shown: str) -> None:
+    assert hide_password(url) == shown
+
+
+def test_migrations_are_applied_once_and_recorded(postgres: ThrowawayPostgres) -> None:
+    url = postgres.schema_url()
+    PostgresTaskStore(url).close()
+    PostgresTaskStore(url).close()  # a second agent starting finds them applied
+    with psycopg.connect(url) as conn:
+        versions = [row[0] for row in conn.execute("SELECT version FROM runtime_migrations")]
+    assert versions == [version for version, _ in MIGRATIONS]
+
+
+def test_the_setting_chooses_the_store(
+    postgres: ThrowawayPostgres, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MONOLOGUE_NO_CONFIG_FILE", "1")
+    monkeypatch.setenv("MONOLOGUE_DATA_DIR", str(tmp_path))
+    assert isinstance(open_store(), TaskGraphStore)
+    url = postgres.schema_url()
+    monkeypatch.setenv("MONOLOGUE_RUNTIME_STORE", url)
+    chosen = open_store(config=load_config())
+    assert isinstance(chosen, PostgresTaskStore)
+    chosen.create("build", id="t1")
+    chosen.close()
+    monkeypatch.setenv("MONOLOGUE_RUNTIME_STORE", "mysql://u:pw@h/x")
+    with pytest.raises(
+        ConfigError,
+        match=r"runtime_store must be 'file' or a postgresql:// URL, got 'mysql://u:\*\*\*@h/x'",
+    ):
+        open_store(config=load_config())
+
+
+def test_a_runtime_on_the_configured_database(
+    postgres: ThrowawayPostgres, monologue_plugins: PluginSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = postgres.schema_url()
+    PostgresTaskStore(url).create("build", id="t1")
+    monkeypatch.setenv("MONOLOGUE_RUNTIME_STORE", url)
+    with AgentRuntime("a", "build") as runtime:
+        assert isinstance(runtime.store, PostgresTaskStore)
+        task = runtime.poll_next_task()
+        assert task is not None and task.id == "t1"
+        assert "***" in repr(runtime) and postgres.password not in repr(runtime)
+
+
+def test_a_server_that_goes_away_is_a_clear_error_later() -> None:
+    with ThrowawayPostgres() as server:
+        store = PostgresTaskStore(server.schema_url(), timeout=2)
+        store.create("build", id="t1")
+        server.stop()
+        with pytest.raises(StoreUnavailableError) as caught:
+            store.list()
+        assert str(caught.value).startswith("postgresql://monologue:***@/postgres")
+        assert server.password not in str(caught.value)
+        store.close()

@@ -1,0 +1,53 @@
+"""Calls cancelled because a parallel sibling failed, told once, with their cause.
+
+When one of several parallel tool calls fails, Claude Code cancels the others ("Sibling tool
+call errored"). Those did not fail on their own, so they are not counted as failures: they
+are told in one sentence naming the call that failed ("Reading a.py failed, so 2 parallel
+calls were cancelled: read b.py and run `ls`."), the first time only; more cancellations
+with the same cause, in a later batch, go unsaid.
+"""
+
+from __future__ import annotations
+
+from .actions import Action
+from .phrases import KINDS, wording_kind
+from .scene import TESTS, Clause, Scene, lower_first
+from .wording import capitalize, join_list, plural
+
+__all__ = ["cascade_clauses"]
+
+
+def _doing(action: Action, cwd: str | None) -> str:
+    kind = KINDS[wording_kind(action)]
+    return " ".join(f"{kind.verbs[2]} {kind.one(action, cwd, False)}".split())
+
+
+def _did(action: Action, cwd: str | None) -> str:
+    kind = KINDS[wording_kind(action)]
+    return " ".join(f"{kind.verbs[0]} {kind.one(action, cwd, False)}".split())
+
+
+def cascade_clauses(scene: Scene, actions: list[Action]) -> tuple[list[Action], list[Clause]]:
+    """``actions`` without the cancelled ones, and the clause that tells those (if due)."""
+    memory = scene.memory
+    failed = [a for a in actions if a.is_error and not a.cancelled and not a.running]
+    cancelled = [a for a in actions if a.cancelled]
+    cause = memory.last_failure
+    if failed:
+        cause = (failed[0].use_id, _doing(failed[0], scene.cwd))
+        memory.last_failure = (failed[-1].use_id, _doing(failed[-1], scene.cwd))
+    kept = [a for a in actions if not a.cancelled]
+    if not cancelled:
+        return kept, []
+    key = cause[0] if cause else ""
+    if key and memory.told_cascade(key):
+        return kept, []
+    memory.tell_cascade(key)
+    count = plural(len(cancelled), "parallel call")
+    were = "was" if len(cancelled) == 1 else "were"
+    names = join_list([_did(action, scene.cwd) for action in cancelled])
+    why = f"{capitalize(cause[1])} failed, so" if cause else "A sibling call failed, so"
+    text = f"{why} {count} {were} cancelled: {names}"
+    short = f"{lower_first(why)} {count} {were} cancelled"
+    order = min(action.order for action in cancelled)
+    return kept, [Clause(text, capitalize(short), TESTS, order + 0.75, None, named=True)]

@@ -1,0 +1,143 @@
+"""The generic wording of a tool use, which every tool kind refines.
+
+A :class:`Kind` knows a tool's verbs ("read", "read", "reading"), how to name one use of it
+(a path, a command, a pattern...), how to name several at once ("3 files: a.py, b.py and
+c.py"), and what came of them ("; 2 of 41 tests failed"). Every phrase has a full form and a
+short one for the terse preset.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from monologue.digest import SALIENT_KEYS
+
+from .actions import Action
+from .outcomes import error_line
+from .tools import tool_label
+from .wording import clip_middle, join_list, plural
+
+__all__ = ["Failure", "Kind", "Phrase", "Verbs", "listed", "unique"]
+
+Verbs = tuple[str, str, str]
+"""Base, past and progressive forms: ``("read", "read", "reading")``."""
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A failed action: what it was doing ("running `false`"), the same said briefly in the
+    base form ("run `false`"), and why it failed."""
+
+    doing: str
+    short: str
+    reason: str
+
+
+@dataclass
+class Phrase:
+    """What a batch of same-kind actions amounts to, without its subject."""
+
+    running: str
+    done: str
+    running_short: str
+    done_short: str
+    failure: Failure | None = None
+    """When some of several actions failed: the first failure."""
+    details: list[str] = field(default_factory=list)
+    """Extra sentences for the verbose preset."""
+    listed: str = ""
+    """The done form inside a list of different steps: the outcome in brackets."""
+
+
+def listed(core: str, tail: str) -> str:
+    """``"searched for "x""`` and ``"; 2 files matched"`` -> ``searched for "x" (2 files
+    matched)``, for a sentence that lists several steps."""
+    return f"{core} ({tail.removeprefix('; ')})" if tail else core
+
+
+def unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+class Kind:
+    """A tool kind's wording; subclasses override what differs from the generic tool."""
+
+    verbs: Verbs = ("use", "used", "using")
+    nouns = ("step", "steps")
+
+    def one(self, action: Action, cwd: str | None, short: bool) -> str:
+        """What a single use was about: a path, a command, a pattern, a query..."""
+        label = tool_label(action.tool)
+        for key in (*SALIENT_KEYS, *action.input):
+            value = action.input.get(key)
+            if isinstance(value, str | int | float) and str(value).strip():
+                return f"{label} on {clip_middle(str(value), 24 if short else 50)}"
+        return label
+
+    def many(self, actions: list[Action], cwd: str | None, short: bool) -> str:
+        names = unique([self.one(action, cwd, short) for action in actions])
+        if len(names) == 1:
+            return names[0]
+        if short:
+            return plural(len(names), *self.nouns)
+        if len(names) == 2:
+            return join_list(names)
+        return f"{plural(len(names), *self.nouns)}: {join_list(names)}"
+
+    def verbs_for(self, actions: list[Action]) -> Verbs:
+        return self.verbs
+
+    def outcome(self, actions: list[Action], short: bool) -> str:
+        """What came of finished actions, as a tail: ``"; 2 failed"``."""
+        failed = sum(action.is_error for action in actions)
+        return f"; {failed} failed" if failed and len(actions) > 1 else ""
+
+    def all_failed(self, actions: list[Action]) -> bool:
+        """Told as "I tried to X, but it failed: why" (or "but all 3 failed")."""
+        return all(action.is_error for action in actions)
+
+    def details(self, actions: list[Action], cwd: str | None) -> list[str]:
+        return []
+
+    def phrase(self, actions: list[Action], cwd: str | None) -> Phrase:
+        base, past, gerund = self.verbs_for(actions)
+        obj, obj_short = self.many(actions, cwd, False), self.many(actions, cwd, True)
+        running, running_short = f"{gerund} {obj}", f"{gerund} {obj_short}"
+        if any(action.running for action in actions):
+            return Phrase(running, running, running_short, running_short)
+        if all(action.declined for action in actions):
+            return Phrase(
+                running,
+                f"wanted to {base} {obj}, but you declined",
+                running_short,
+                f"wanted to {base} {obj_short}; you declined",
+            )
+        failed = [action for action in actions if action.is_error]
+        reason = (error_line(failed[0].output or "") or "no reason given") if failed else ""
+        if self.all_failed(actions):
+            every = "it" if len(actions) == 1 else f"all {len(actions)}"
+            return Phrase(
+                running,
+                f"tried to {base} {obj}, but {every} failed: {reason}",
+                running_short,
+                f"couldn't {base} {obj_short}",
+                details=self.details(actions, cwd),
+            )
+        failure = None
+        if failed:
+            first = failed[0]
+            failure = Failure(
+                f"{self.verbs[2]} {self.one(first, cwd, False)}",
+                f"{self.verbs[0]} {self.one(first, cwd, True)}",
+                reason,
+            )
+        tail = self.outcome(actions, False)
+        return Phrase(
+            running,
+            f"{past} {obj}{tail}",
+            running_short,
+            f"{past} {obj_short}{self.outcome(actions, True)}",
+            failure=failure,
+            details=self.details(actions, cwd),
+            listed=listed(f"{past} {obj}", tail),
+        )

@@ -1,0 +1,96 @@
+"""What the narrator works with: the scene (the session as plain data) and clauses (things
+it may say, ranked by priority)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from .actions import Memory
+from .wording import capitalize, clip, sentence
+
+if TYPE_CHECKING:
+    from monologue.events import Event
+
+__all__ = [
+    "ENDING",
+    "ERROR",
+    "LOW",
+    "SAY",
+    "TERSE_WORDS",
+    "TESTS",
+    "WORK",
+    "Clause",
+    "Scene",
+    "lower_first",
+    "subject_of",
+]
+
+ENDING, ERROR, TESTS, WORK, SAY, LOW = 5, 4, 3, 2, 1, 0
+TERSE_WORDS = 10
+
+
+@dataclass
+class Scene:
+    """What the narrator knows besides the events: the session's state, as plain data."""
+
+    agent: str
+    preset: str = "default"
+    first: bool = False
+    history: list[str] = field(default_factory=list)
+    open_calls: list[Event] = field(default_factory=list)
+    """Tool calls still without a result, oldest first (for ``idle``)."""
+    now: datetime | None = None
+    quiet_s: float | None = None
+    """Seconds since the agent's last event (for ``idle``)."""
+    tool_calls: int = 0
+    tool_errors: int = 0
+    cwd: str | None = None
+    memory: Memory = field(default_factory=Memory)
+
+
+@dataclass
+class Clause:
+    """Something to say. ``subject`` ``None`` means ``text`` is a whole sentence already."""
+
+    text: str
+    short: str
+    priority: int
+    order: float
+    subject: str | None = "I"
+    running: bool = False
+    weight: int = 1
+    details: list[str] = field(default_factory=list)
+    listed: str = ""
+    """How it reads among other steps in one sentence (see ``compose._merge_routine``)."""
+    named: bool = False
+    """It names a concrete subject (a file, a command, a URL...): terse prefers those."""
+
+    def render(self, short: bool = False, variant: int = 0) -> str:
+        body = self.short if short else self.text
+        again = ("", "Again, ", "Once more, ")[min(variant, 2)]
+        if self.subject is None:
+            return sentence(again + (lower_first(body) if again else body))
+        if self.running:
+            still = " still" if variant else ""
+            verb = "'m" if self.subject == "I" else " is"
+            return sentence(f"{capitalize(self.subject)}{verb}{still} {body}")
+        subject = self.subject if again else capitalize(self.subject)
+        return sentence(f"{again}{subject} {body}")
+
+
+def subject_of(scene: Scene, agent: str) -> str:
+    """Who acted: "I", a sub-agent named ``parent/task`` ("the "Find it" sub-agent"), or
+    another agent by name."""
+    if not agent or agent == scene.agent:
+        return "I"
+    if "/" in agent:
+        return f'the "{clip(agent.rsplit("/", 1)[-1], 40)}" sub-agent'
+    return f"the {agent} agent"
+
+
+def lower_first(text: str) -> str:
+    if text[:2] in ("I ", "I'") or text[:1] in "`\"'":
+        return text
+    return text[:1].lower() + text[1:]

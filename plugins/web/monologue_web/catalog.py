@@ -1,0 +1,201 @@
+"""The sessions of a record folder: which exist, and a summary of each, kept up to date.
+
+Every recording is read once from its start; afterwards only what was appended since is
+read, so refreshing a folder of finished sessions costs one ``stat`` per file. Session ids
+from URLs go through :func:`recording_path`, the only way a path is made from one, so
+nothing outside the record folder is ever opened.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Final, Literal
+
+from pydantic import BaseModel
+
+from monologue.errors import RecordingError
+from monologue.events import Event
+
+from .tail import NotARecording, RecordingTail
+
+__all__ = ["SessionCatalog", "SessionSummary", "recording_path"]
+
+log = logging.getLogger("monologue.web")
+
+# A ULID, or any id a caller gave a session: letters, digits, `-`, `_` and inner dots; no
+# separators, no `..`, nothing that a filesystem could read as a path.
+_SESSION_ID: Final = re.compile(r"[A-Za-z0-9_-](?:[A-Za-z0-9_.-]{0,126}[A-Za-z0-9_-])?")
+
+State = Literal["live", "finished"]
+
+
+def recording_path(record_dir: Path, session_id: str) -> Path | None:
+    """The recording of ``session_id`` inside ``record_dir``, or ``None`` when the id is not
+    a plain id, or names no regular file that really lies in the folder (symlinks out of it
+    included)."""
+    if not _SESSION_ID.fullmatch(session_id) or ".." in session_id:
+        return None
+    folder = record_dir.resolve()
+    path = (folder / f"{session_id}.jsonl").resolve()
+    if path.parent != folder or not path.is_file():
+        return None
+    return path
+
+
+class SessionSummary(BaseModel):
+    """One session as the sessions list shows it."""
+
+    id: str
+    agent: str
+    started_at: datetime
+    task_id: str | None = None
+    state: State
+    completed: bool
+    failed: bool
+    events: int
+    narratives: int
+    errors: int
+    silences: int
+    updated_at: float
+
+
+class _Counts:
+    """What one recording holds so far, and the tail reading it while it may still grow."""
+
+    def __init__(self, tail: RecordingTail) -> None:
+        self.header = tail.header
+        self.tail: RecordingTail | None = tail
+        self.size = -1
+        self.lines = 0
+        self.events = self.narratives = self.errors = self.silences = 0
+        self.completed = self.failed = False
+
+    def follow(self, path: Path, size: int) -> None:
+        """Count what was appended since the last call (the file is ``size`` bytes now)."""
+        if size == self.size:
+            return
+        self.size = size
+        if self.tail is None:
+            # A finished session grew after all: reopen it after the lines already counted.
+            self.tail = RecordingTail(path, after_line=self.lines)
+        try:
+            while batch := self.tail.read(4096):
+                for lineno, event in batch:
+                    self.lines = lineno
+                    self._take(event)
+        except RecordingError as exc:
+            log.warning("%s", exc)
+            self.stop()
+
+    def stop(self) -> None:
+        """Close the file; a later growth reopens it."""
+        if self.tail is not None:
+            self.tail.close()
+            self.tail = None
+
+    def _take(self, event: Event) -> None:
+        self.events += 1
+        kind = event.type
+        if kind == "narrative":
+            self.narratives += 1
+        elif kind == "narration_suppressed":
+            self.silences += 1
+        elif kind == "error" or (kind == "tool_result" and event.data.get("is_error")):
+            self.errors += 1
+        elif kind == "completion":
+            self.completed = True
+            self.failed = bool(event.data.get("is_error"))
+
+
+class SessionCatalog:
+    """Summaries of every recording in ``record_dir``, newest first.
+
+    A session is ``live`` until its ``completion`` event is recorded, or until nothing was
+    appended for ``idle_after`` seconds (a process killed before completing never will).
+    """
+
+    def __init__(self, record_dir: Path, idle_after: float = 600.0) -> None:
+        self.record_dir = record_dir
+        self.idle_after = idle_after
+        self._lock = threading.Lock()
+        self._known: dict[Path, _Counts] = {}
+        self._last: tuple[float, list[SessionSummary]] = (float("-inf"), [])
+
+    def summaries(self, max_age: float = 0.0) -> list[SessionSummary]:
+        """Every readable session, newest first, refreshed from the disk unless the last
+        refresh is younger than ``max_age`` seconds (many list clients share one)."""
+        with self._lock:
+            taken, rows = self._last
+            if time.monotonic() - taken >= max_age:
+                found = [self._summary(path) for path in self._recordings()]
+                rows = [row for row in found if row is not None]
+                rows.sort(key=lambda row: (row.started_at, row.id), reverse=True)
+                self._last = (time.monotonic(), rows)
+            return list(rows)
+
+    def summary(self, session_id: str) -> SessionSummary | None:
+        path = recording_path(self.record_dir, session_id)
+        if path is None:
+            return None
+        with self._lock:
+            return self._summary(path)
+
+    def _recordings(self) -> list[Path]:
+        try:
+            return [p for p in self.record_dir.iterdir() if p.suffix == ".jsonl"]
+        except FileNotFoundError:
+            return []
+
+    def _summary(self, path: Path) -> SessionSummary | None:
+        try:
+            stat = path.stat()
+        except OSError:
+            self._forget(path)
+            return None
+        counts = self._known.get(path)
+        if counts is None:
+            try:
+                counts = self._known[path] = _Counts(RecordingTail(path))
+            except (NotARecording, RecordingError, OSError) as exc:
+                log.debug("%s", exc)
+                return None
+        try:
+            counts.follow(path, stat.st_size)
+        except (NotARecording, OSError):
+            self._forget(path)
+            return None
+        header = counts.header
+        idle = time.time() - stat.st_mtime > self.idle_after
+        if counts.completed or idle:
+            # Only live sessions keep their file open.
+            counts.stop()
+        return SessionSummary(
+            id=path.stem,
+            agent=header.agent,
+            started_at=header.started_at,
+            task_id=getattr(header, "task_id", None),
+            state="finished" if counts.completed or idle else "live",
+            completed=counts.completed,
+            failed=counts.failed,
+            events=counts.events,
+            narratives=counts.narratives,
+            errors=counts.errors,
+            silences=counts.silences,
+            updated_at=stat.st_mtime,
+        )
+
+    def _forget(self, path: Path) -> None:
+        counts = self._known.pop(path, None)
+        if counts is not None:
+            counts.stop()
+
+    def close(self) -> None:
+        """Close the files of the live sessions."""
+        with self._lock:
+            for path in list(self._known):
+                self._forget(path)

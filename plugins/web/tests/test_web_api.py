@@ -1,0 +1,176 @@
+"""The HTTP API over a real server: what is served, what is refused."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pytest
+from monologue_web.app import WebSettings, create_app
+from monologue_web.bind import BindRefused
+from web_fixtures import Recording, Server
+
+
+def sse_messages(
+    server: Server, path: str, headers: dict[str, str] | None = None
+) -> list[tuple[str, str, str]]:
+    """(event, id, data) of every message of a stream that ends."""
+    messages, fields = [], {"event": "", "id": "", "data": ""}
+    with httpx.stream("GET", server.url(path), headers=headers, timeout=20) as response:
+        assert response.status_code == 200
+        for line in response.iter_lines():
+            if not line:
+                if fields["data"]:
+                    messages.append((fields["event"], fields["id"], fields["data"]))
+                fields = {"event": "", "id": "", "data": ""}
+                continue
+            key, _, value = line.partition(": ")
+            if key in fields:
+                fields[key] = value
+    return messages
+
+
+def finished(recording: Callable[..., Recording], session_id: str = "DONE") -> Recording:
+    rec = recording(session_id)
+    steps = rec.tool_step("Read", {"file_path": "a.py"}, "y" * 3000)
+    rec.narrate("I read a.py.", steps)
+    rec.add("completion", {"result": "ok", "is_error": False})
+    os.utime(rec.path, (1, 1))  # long settled: the stream ends at once
+    return rec
+
+
+def test_a_finished_session_streams_header_events_then_ends(
+    serve: Callable[..., Server], recording: Callable[..., Recording]
+) -> None:
+    finished(recording)
+    messages = sse_messages(serve(), "/api/sessions/DONE/stream")
+    kinds = [kind for kind, _, _ in messages]
+    assert kinds == ["header", "event", "event", "event", "event", "caught_up", "end"]
+    assert json.loads(messages[0][2])["agent"] == "coder"
+    result = json.loads(messages[2][2])
+    assert result["data"]["output"] == "y" * 2000 + "…[1000 chars cut]"
+    assert result["full"] == f"/api/sessions/DONE/events/{result['id']}"
+
+
+def test_a_resumed_stream_starts_after_the_last_event_it_received(
+    serve: Callable[..., Server], recording: Callable[..., Recording]
+) -> None:
+    finished(recording)
+    server = serve()
+    second_id = sse_messages(server, "/api/sessions/DONE/stream")[2][1]
+    resumed = sse_messages(server, "/api/sessions/DONE/stream", {"Last-Event-ID": second_id})
+    assert [kind for kind, _, _ in resumed] == ["header", "event", "event", "caught_up", "end"]
+    assert second_id == "3"
+    # An id that is no line number is no resume point: everything is sent again.
+    again = sse_messages(server, "/api/sessions/DONE/stream", {"Last-Event-ID": "x"})
+    assert len(again) == 7
+
+
+def test_the_list_and_one_session_summary(
+    serve: Callable[..., Server], recording: Callable[..., Recording]
+) -> None:
+    finished(recording)
+    server = serve()
+    (row,) = httpx.get(server.url("/api/sessions")).json()
+    assert (row["id"], row["state"], row["events"], row["narratives"]) == ("DONE", "finished", 4, 1)
+    assert httpx.get(server.url("/api/sessions/DONE")).json() == row
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/sessions/..%2F..%2Fetc%2Fpasswd/stream",
+        "/api/sessions/%2Fetc%2Fpasswd/stream",
+        "/api/sessions/..%2Fsecret/stream",
+        "/api/sessions/../secret/stream",
+        "/api/sessions/.../stream",
+        "/api/sessions/outside/stream",
+        "/api/sessions/notes/stream",
+        "/api/sessions/..%2Fsecret",
+        "/api/sessions/..%2Fsecret/events/x",
+        "/api/sessions/..%2Fsecret/boards",
+    ],
+)
+def test_nothing_outside_the_record_folder_is_served(
+    serve: Callable[..., Server], record_dir: Path, recording: Callable[..., Recording], path: str
+) -> None:
+    # A real recording just outside the folder, one linked into it, and a non-recording.
+    outside = Recording(record_dir.parent, "secret", "coder", recording("inside").clock)
+    outside.add("text", {"text": "private"})
+    (record_dir / "outside.jsonl").symlink_to(outside.path)
+    (record_dir / "notes.jsonl").write_text("just notes\n")
+    server = serve()
+    response = httpx.get(server.url(path))
+    assert response.status_code == 404, response.text
+    assert "private" not in response.text
+
+
+def test_an_unknown_event_is_a_404(
+    serve: Callable[..., Server], recording: Callable[..., Recording]
+) -> None:
+    rec = finished(recording)
+    server = serve()
+    assert httpx.get(server.url("/api/sessions/DONE/events/NOPE")).status_code == 404
+    assert rec.path.exists()
+
+
+def test_the_server_is_read_only(
+    serve: Callable[..., Server], recording: Callable[..., Recording]
+) -> None:
+    finished(recording)
+    server = serve()
+    for method in ("POST", "PUT", "DELETE", "PATCH"):
+        response = httpx.request(method, server.url("/api/sessions/DONE"))
+        assert response.status_code == 405
+    response = httpx.get(server.url("/"))
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert "default-src 'self'" in response.headers["content-security-policy"]
+
+
+def test_a_loopback_server_refuses_other_host_names(serve: Callable[..., Server]) -> None:
+    server = serve()
+    # DNS rebinding: a name of the attacker's resolving to 127.0.0.1.
+    assert (
+        httpx.get(server.url("/api/sessions"), headers={"Host": "evil.example"}).status_code == 400
+    )
+    assert httpx.get(server.url("/api/sessions"), headers={"Host": "localhost"}).status_code == 200
+
+
+def test_a_non_loopback_bind_without_a_token_is_refused(record_dir: Path) -> None:
+    with pytest.raises(BindRefused, match=r"refusing to serve recordings on 0\.0\.0\.0"):
+        create_app(WebSettings(record_dir=record_dir, host="0.0.0.0"))
+    with pytest.raises(BindRefused, match=r"on 192\.168\.1\.5"):
+        create_app(WebSettings(record_dir=record_dir, host="192.168.1.5", token=""))
+
+
+def test_with_a_token_the_api_needs_it(
+    serve: Callable[..., Server], recording: Callable[..., Recording]
+) -> None:
+    finished(recording)
+    server = serve(token="s3cret-token")
+    assert httpx.get(server.url("/api/sessions")).status_code == 401
+    assert httpx.get(server.url("/api/sessions?token=wrong")).status_code == 401
+    assert httpx.get(server.url("/api/sessions?token=s3cret-token")).status_code == 200
+    bearer = {"Authorization": "Bearer s3cret-token"}
+    assert httpx.get(server.url("/api/sessions/DONE"), headers=bearer).status_code == 200
+    # The page itself holds no data and loads without it.
+    assert httpx.get(server.url("/")).status_code == 200
+
+
+def test_a_recording_that_cannot_be_read_further_ends_with_a_problem(
+    serve: Callable[..., Server], recording: Callable[..., Recording]
+) -> None:
+    from monologue.lines import MAX_LINE_BYTES
+
+    rec = recording("BROKEN")
+    rec.add("text", {"text": "before"})
+    with rec.path.open("a") as stream:
+        stream.write("x" * (2 * MAX_LINE_BYTES) + "\n")
+    messages = sse_messages(serve(), "/api/sessions/BROKEN/stream")
+    assert [kind for kind, _, _ in messages] == ["header", "event", "caught_up", "problem"]
+    assert json.loads(messages[-1][2])["message"].endswith(
+        "BROKEN.jsonl:3: line is longer than the 8 MiB limit; refusing to read it"
+    )

@@ -1,0 +1,155 @@
+"""Soak: 1,000 decorated calls while the Messages API misbehaves in every way it can.
+
+The loopback server rotates through an answer, 429, 529, 500, a hang, a trickle of one byte
+at a time, bytes that are not HTTP, and a hang-up. Calls run 16 at a time, as a busy agent
+service would. Whatever the server does, every call returns its own result, the extra time a
+call spends on narration stays within ``final_wait_s`` plus a margin, no thread or socket
+piles up, and narration comes back once the server answers again.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from monologue_anthropic.testing import DUMMY_API_KEY, LoopbackAPI, RecordedRequest, Reply
+
+from monologue import emit, monologue
+from monologue.events import Event
+from monologue.testing import PluginSandbox
+
+CALLS = 1000
+CONCURRENCY = 16
+FINAL_WAIT_S = 0.3
+MARGIN_S = 0.6
+"""Scheduling on a shared two-core machine, with 16 agents and the server in one process."""
+SETTLE_S = 5.0
+SLACK = 6
+"""Threads: a pool thread or two more than at the start, each with a keep-alive connection
+the in-process server serves on a thread of its own (two descriptors per connection)."""
+RECOVERED = "I'm reading the module again."
+ROTATION = [
+    Reply.ok("I'm reading the module."),
+    Reply.rate_limited(),
+    Reply.overloaded(),
+    Reply.server_error(),
+    Reply.hang(),
+    Reply.trickle(0.1),
+    Reply.garbage(),
+    Reply.close(),
+]
+
+
+class Rotation:
+    """The server's responder: good answers, the rotation after ``fail()``, good answers
+    again after ``recover()``."""
+
+    def __init__(self) -> None:
+        self.recovered = True
+        self.start = 0
+
+    def fail(self, after_request: int) -> None:
+        self.start = after_request
+        self.recovered = False
+
+    def recover(self) -> None:
+        self.recovered = True
+
+    def __call__(self, request: RecordedRequest) -> Reply:
+        if self.recovered:
+            return Reply.ok(RECOVERED)
+        return ROTATION[(request.number - self.start - 1) % len(ROTATION)]
+
+
+def counts() -> tuple[int, int]:
+    return threading.active_count(), len(os.listdir("/proc/self/fd"))
+
+
+def settled(start: tuple[int, int], slack: int) -> tuple[int, int]:
+    """The thread and descriptor counts once within ``slack`` of ``start`` (or at the limit)."""
+    end = time.monotonic() + SETTLE_S
+    now = counts()
+    while any(n > s + slack for n, s in zip(now, start, strict=True)) and time.monotonic() < end:
+        time.sleep(0.1)
+        now = counts()
+    return now
+
+
+@pytest.fixture
+def hostile_api(
+    monologue_plugins: PluginSandbox, monkeypatch: pytest.MonkeyPatch
+) -> tuple[LoopbackAPI, Rotation]:
+    import anthropic  # noqa: F401  # its first import takes seconds: not what this measures
+
+    rotation = Rotation()
+    monologue_plugins.load("buffer", "anthropic")
+    api = LoopbackAPI(responder=rotation).start()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", DUMMY_API_KEY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+    yield api, rotation
+    api.stop()
+
+
+def test_a_thousand_calls_against_a_hostile_api(
+    hostile_api: tuple[LoopbackAPI, Rotation],
+) -> None:
+    api, rotation = hostile_api
+    narratives: list[Event] = []
+    lock = threading.Lock()
+
+    def keep(event: Event) -> None:
+        with lock:
+            narratives.append(event)
+
+    @monologue(
+        "soak",
+        narrator="anthropic",
+        narrate_timeout_s=0.5,
+        final_wait_s=FINAL_WAIT_S,
+        on_narrative=keep,
+    )
+    def agent(i: int) -> tuple[str, int, float]:
+        started = time.monotonic()
+        call = emit.tool_call("Read", {"file_path": f"src/module_{i}.py"})
+        assert call is not None
+        emit.tool_result(call.data["tool_use_id"], f"def f{i}(): ...")
+        return "result", i, time.monotonic() - started
+
+    def timed(i: int) -> tuple[tuple[str, int, float], float]:
+        started = time.monotonic()
+        result = agent(i)
+        return result, time.monotonic() - started - result[2]
+
+    with ThreadPoolExecutor(CONCURRENCY) as warm:
+        # The pool's threads, their clients' keep-alive connections and the server's threads
+        # serving them at their working size; the end is measured the same way.
+        list(warm.map(timed, range(-3 * CONCURRENCY, 0)))
+    start = counts()
+    with lock:
+        narratives.clear()
+    rotation.fail(after_request=len(api.requests))
+
+    with ThreadPoolExecutor(CONCURRENCY) as calls:
+        results = list(calls.map(timed, range(CALLS)))
+
+    assert [result[:2] for result, _ in results] == [("result", i) for i in range(CALLS)]
+    added = sorted(extra for _, extra in results)
+    assert added[-1] < FINAL_WAIT_S + MARGIN_S, f"slowest calls: {added[-5:]}"
+    assert len(api.requests) >= CALLS // 2  # the server was asked, and failed, throughout
+    with lock:
+        during = len(narratives)
+    assert 0 < during < CALLS  # the rotation's good answers were narrated, the rest not
+
+    rotation.recover()
+    with ThreadPoolExecutor(CONCURRENCY) as calls:
+        list(calls.map(timed, range(CALLS, CALLS + 3 * CONCURRENCY)))
+    with lock:
+        after = [n.text for n in narratives[during:]]
+    assert after.count(RECOVERED) >= CONCURRENCY  # narration came back with the server
+
+    threads, files = settled(start, slack=SLACK)
+    assert threads <= start[0] + SLACK, (start, threads)
+    assert files <= start[1] + 2 * SLACK, (start, files)

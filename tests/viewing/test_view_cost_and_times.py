@@ -1,0 +1,133 @@
+"""``replay --json`` and ``log`` show the narration's requests, tokens and cost; ``--record``
+says where the replay went; narration is shown at the recorded time of what it is about."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from viewing_support import Cli
+
+from monologue import Narration
+from monologue._cost import NarrationCost, price_of
+from monologue.events import Event, RecordingHeader, Usage
+from monologue.testing import MockNarrator
+
+THEN = datetime(2020, 1, 1, 9, 0, tzinfo=UTC)
+
+
+def recorded_session(path: Path, model: str | None) -> list[Event]:
+    """A recording made in 2020 whose two narratives were delivered "now" (as a replay
+    recorded with --record writes them) with usage."""
+    header = RecordingHeader(session_id="S1", agent="coder", started_at=THEN)
+    events = []
+    for n in range(4):
+        tool = {"tool_name": "Read", "tool_use_id": f"t{n}", "input": {"file_path": f"{n}.py"}}
+        events.append(
+            Event(
+                type="tool_call",
+                session_id="S1",
+                agent="coder",
+                data=tool,
+                ts=THEN + timedelta(minutes=n),
+            )
+        )
+    usage = {"input_tokens": 1_000_000, "output_tokens": 100_000, "cache_read_input_tokens": 0}
+    for covered in (events[:2], events[2:]):
+        data = {
+            "text": f"I read {len(covered)} files.",
+            "narrator": "anthropic",
+            "model": model,
+            "reason": "buffer",
+            "covers": [e.id for e in covered],
+            "usage": usage,
+        }
+        events.append(Event(type="narrative", session_id="S1", agent="coder", data=data))
+    events.sort(key=lambda e: e.ts)
+    ordered = [*events[:2], events[4], *events[2:4], events[5]]
+    path.write_text("\n".join([header.to_json(), *(e.to_json() for e in ordered)]) + "\n")
+    return ordered
+
+
+def test_prices_match_dated_model_ids_by_their_longest_prefix() -> None:
+    assert price_of("claude-haiku-4-5-20251001") == (1.0, 5.0)
+    assert price_of("claude-opus-4-5-20251101") == (5.0, 25.0)
+    assert price_of("claude-opus-4-1") == (15.0, 75.0)
+    assert price_of("my-local-model") is None and price_of(None) is None
+
+
+def test_replay_json_shows_requests_tokens_and_cost(run_cli: Cli, tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    recorded_session(path, "claude-haiku-4-5-20251001")
+    result = run_cli("replay", "--recorded", "--json", str(path))
+    assert result.exit_code == 0, result.output
+    narration = json.loads(result.stdout.splitlines()[-1])["narration"]
+    assert narration["requests"] == 2
+    assert narration["input_tokens"] == 2_000_000 and narration["output_tokens"] == 200_000
+    assert narration["cost_usd"] == pytest.approx(2 * (1.0 + 0.5))  # $1/M in, $5/M out
+    assert narration["unpriced_models"] == []
+
+
+def test_an_unknown_model_is_counted_in_tokens_only_and_named(run_cli: Cli, tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    recorded_session(path, "my-local-model")
+    result = run_cli("log", str(path))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1] == (
+        "2 narration requests, 2,000,000 tokens in, 200,000 out "
+        "(no price for my-local-model: tokens only)"
+    )
+    lines = [json.loads(line) for line in run_cli("log", "--json", str(path)).stdout.splitlines()]
+    assert lines[-1]["kind"] == "narration"
+    assert lines[-1]["narration"]["cost_usd"] is None
+
+
+def test_a_regenerated_narration_is_counted_too(
+    run_cli: Cli, tmp_path: Path, mock_narrator: MockNarrator
+) -> None:
+    path = tmp_path / "s.jsonl"
+    recorded_session(path, None)
+    usage = Usage(input_tokens=2000, output_tokens=100)
+    mock_narrator.default = Narration(text="Reading.", model="claude-3-5-haiku", usage=usage)
+    result = run_cli("replay", "--json", "-c", "max_buffer_size=2", str(path))
+    narration = json.loads(result.stdout.splitlines()[-1])["narration"]
+    assert narration["requests"] >= 1
+    assert narration["input_tokens"] == 2000 * narration["requests"]
+    assert narration["cost_usd"] == pytest.approx(narration["requests"] * 0.002)
+
+
+def test_narration_is_shown_at_the_recorded_time_of_what_it_covers(
+    run_cli: Cli, tmp_path: Path
+) -> None:
+    path = tmp_path / "s.jsonl"
+    events = recorded_session(path, None)
+    lines = [json.loads(line) for line in run_cli("log", "--json", str(path)).stdout.splitlines()]
+    narratives = [line for line in lines if line["kind"] == "narrative"]
+    covered_ts = [events[1].ts, events[4].ts]
+    assert [datetime.fromisoformat(n["ts"]) for n in narratives] == covered_ts
+
+    replayed = run_cli("replay", "--recorded", "--json", str(path)).stdout.splitlines()
+    shown = [json.loads(line) for line in replayed if '"narrative"' in line]
+    assert [datetime.fromisoformat(n["ts"]) for n in shown] == covered_ts
+
+
+def test_record_says_which_session_and_where(
+    run_cli: Cli, tmp_path: Path, record_dir: Path
+) -> None:
+    path = tmp_path / "s.jsonl"
+    recorded_session(path, None)
+    result = run_cli("replay", "--record", "--narrator", "none", str(path))
+    assert result.exit_code == 0, result.output
+    [said] = [line for line in result.stderr.splitlines() if "recorded as session" in line]
+    session_id = said.split("recorded as session ")[1].split(" ")[0]
+    recording = record_dir / f"{session_id}.jsonl"
+    assert said == f"monologue: recorded as session {session_id} in {recording}"
+    assert recording.exists()
+
+
+def test_no_usage_costs_nothing() -> None:
+    cost = NarrationCost()
+    cost.add(Event(type="narrative", data={"text": "x", "narrator": "template", "reason": "r"}))
+    assert cost.requests == 0 and cost.describe() == ""
