@@ -94,3 +94,22 @@ def test_strict_config_makes_a_bad_value_fatal(
 def test_strict_config_is_not_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MONOLOGUE_STRICT_CONFIG", "0")
     assert load_config().option("strict_config") is None
+
+
+def test_an_unreadable_config_file_is_left_out_with_a_warning(
+    monologue_plugins: PluginSandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    monkeypatch.delenv("MONOLOGUE_NO_CONFIG_FILE")
+    (tmp_path / "monologue.toml").write_text("history_size = [unclosed\n")
+    monkeypatch.chdir(tmp_path)
+    with monologue_plugins.session("coder", narrator="none") as session:
+        assert session.config.history_size == DEFAULTS.history_size
+    (warning,) = warnings(caplog)
+    assert f"{tmp_path / 'monologue.toml'}: not valid TOML" in warning
+    assert "the session ignores that file" in warning
+    monkeypatch.setenv("MONOLOGUE_STRICT_CONFIG", "1")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        monologue_plugins.session("coder", narrator="none")

@@ -3,7 +3,7 @@
 Works on plain and async functions and on sync and async generators (every yielded object is
 passed on unchanged and fed to the session). Each call gets its own session; on exit,
 normal or not, the completion is emitted, the buffer flushed and the final narrative
-delivered before the call returns (bounded by ``narrate_timeout_s``).
+delivered before the call returns (bounded by ``final_wait_s``).
 """
 
 from __future__ import annotations

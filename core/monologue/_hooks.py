@@ -199,6 +199,11 @@ class Hooks:
         answer, plugin = self._first("control", {"session": session, "context": context})
         return answer, plugin
 
+    def narrator_context(self, session: Session) -> str | None:
+        """The first context slice a plugin keeps for ``session`` (see the hookspec)."""
+        answer, _ = self._first("narrator_context", {"session": session})
+        return answer if isinstance(answer, str) and answer.strip() else None
+
     def plan(self, session: Session | None, context: Any) -> tuple[Any, str | None]:
         """The first planner's plan for ``context`` and the plugin that gave it."""
         answer, plugin = self._first("plan", {"session": session, "context": context})

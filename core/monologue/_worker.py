@@ -170,8 +170,8 @@ class NarrationWorker:
             if self._past_final_deadline():
                 self._final_missed(events, reason)
             else:
-                waited = time.monotonic() - started
-                self._failed(TimeoutError(f"no answer within {waited:.3g} s"), events, reason)
+                timeout = TimeoutError(f"no answer within {config.narrate_timeout_s:.3g} s")
+                self._failed(timeout, events, reason)
             return
         try:
             narration = future.result()

@@ -244,12 +244,23 @@ def load_config(
     """Merge every source (see module docstring) into a validated ``MonologueConfig``.
 
     A bad value raises :class:`ConfigError`; with ``tolerant`` (unless
-    ``MONOLOGUE_STRICT_CONFIG`` is set) it is logged and replaced by its default instead.
+    ``MONOLOGUE_STRICT_CONFIG`` is set) it is logged and replaced by its default instead,
+    and a configuration file that cannot be read is logged and left out.
     """
-    layers = [file_layer(start), env_layer(environ), _cli_layer]
+    strict = not tolerant or _strict(os.environ if environ is None else environ)
+    try:
+        found = file_layer(start)
+    except ConfigError as exc:
+        if strict:
+            raise
+        _warn_once(
+            f"{exc}; the session ignores that file ({ENV_PREFIX}STRICT_CONFIG=1 makes "
+            "this an error)"
+        )
+        found = None
+    layers = [found, env_layer(environ), _cli_layer]
     if overrides:
         layers.append(Layer(source, {_normalise_key(k): v for k, v in overrides.items()}))
-    strict = not tolerant or _strict(os.environ if environ is None else environ)
     return merge_layers([layer for layer in layers if layer is not None], tolerant=not strict)
 
 

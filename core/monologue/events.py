@@ -141,13 +141,11 @@ class NarrationSuppressedData(Payload):
 
 
 FOLDED_TYPE: Final = "events_folded"
-"""Given to a narrator as the first event of a batch: events the pending buffer folded."""
 
 
 class EventsFoldedData(Payload):
-    """``events_folded``: events folded at ``buffer_cap`` into a bounded digest (never
-    dispatched or recorded; see docs/formats.md). ``ids`` lists them while ``ids_complete``;
-    the totals of files and commands are lower bounds when ``*_at_least``."""
+    """A batch's first event when the buffer folded events at ``buffer_cap`` (never recorded;
+    see docs/formats.md): ``ids`` while ``ids_complete``; ``*_at_least``: totals are floors."""
 
     text: str = ""
     count: int = 0

@@ -32,6 +32,7 @@ __all__ = [
     "line_parser",
     "load_session",
     "narrate",
+    "narrator_context",
     "narrator_priority",
     "narrator_unavailable",
     "on_complete",
@@ -191,6 +192,17 @@ def control(session: Session, context: Any) -> dict[str, Any] | None:
     recorded with what is wrong. ``None`` lets the next controller answer; when none does,
     the gate holds and records the problems reported. An exception is reported and the next
     controller is asked.
+    """
+
+
+@hookspec(firstresult=True)
+def narrator_context(session: Session) -> str | None:
+    """The context a narrator should be given beyond the batch, for long sessions.
+
+    Fires on the narration worker's thread when a narrator that uses it (the Haiku narrator)
+    builds its prompt. Return a slice of the session so far, the newest events one per line
+    and then a rolling summary of older ones, as monologue-gate keeps it; ``None`` when you
+    keep none for this session. The text reaches the model redacted and marked as data.
     """
 
 

@@ -29,11 +29,11 @@ agent()
 """
 
 OWN_HANDLER = """
-import signal, sys
+import os, signal, sys
 from monologue import emit, monologue
 
 def handler(signum, frame):
-    print("APP HANDLER", flush=True)
+    os.write(1, b"APP HANDLER\\n")  # not print: the signal may interrupt a print
     sys.exit(3)
 
 signal.signal(signal.SIGTERM, handler)
@@ -51,8 +51,9 @@ agent()
 
 def terminate(
     script: str, record_dir: Path, durability: str, env: dict[str, str]
-) -> tuple[int, list[str]]:
-    """Run ``script``, SIGTERM it after 200 lines of output; its code and every line."""
+) -> tuple[int, list[str], str]:
+    """Run ``script``, SIGTERM it after 200 lines of output; its code, every line of its
+    output and its error output."""
     child = subprocess.Popen(
         [sys.executable, "-c", script, str(record_dir), durability],
         env=env,
@@ -70,11 +71,11 @@ def terminate(
             if line.strip() == "READY":
                 break
         child.send_signal(signal.SIGTERM)
-        rest, _ = child.communicate(timeout=30)
+        rest, errors = child.communicate(timeout=30)
     finally:
         if child.poll() is None:
             child.kill()
-    return child.returncode, lines + rest.splitlines()
+    return child.returncode, lines + rest.splitlines(), errors
 
 
 @pytest.mark.parametrize("durability", ["batch", "never"])
@@ -83,9 +84,9 @@ def test_sigterm_records_every_event_and_the_completion(
 ) -> None:
     record_dir = tmp_path / "recordings"
     started = time.monotonic()
-    code, printed = terminate(AGENT, record_dir, durability, env)
+    code, printed, errors = terminate(AGENT, record_dir, durability, env)
 
-    assert code == -signal.SIGTERM  # ended as SIGTERM ends a process
+    assert code == -signal.SIGTERM, errors  # ended as SIGTERM ends a process
     assert time.monotonic() - started < 20
     emitted = [word for line in printed for word in line.split()]
     (recording,) = record_dir.glob("*.jsonl")
@@ -102,6 +103,6 @@ def test_sigterm_records_every_event_and_the_completion(
 
 
 def test_an_application_sigterm_handler_is_left_alone(tmp_path: Path, env: dict[str, str]) -> None:
-    code, printed = terminate(OWN_HANDLER, tmp_path / "recordings", "batch", env)
-    assert code == 3
+    code, printed, errors = terminate(OWN_HANDLER, tmp_path / "recordings", "batch", env)
+    assert code == 3, errors
     assert "APP HANDLER" in printed

@@ -39,6 +39,9 @@ if TYPE_CHECKING:
 HISTORY_LIMIT = 300
 """Characters of each earlier narrative shown as history."""
 
+CONTEXT_LINES = 40
+"""Lines of a long session's context slice shown before the new events."""
+
 _DATA_MARKER = re.compile(r"<(/?)(events)\b", re.IGNORECASE)
 _ESCAPED_BREAK = re.compile(r"(?:\\r)?\\n")
 
@@ -92,6 +95,15 @@ def still_running(session: Session, now: datetime | None = None) -> str:
     return "; ".join(described)
 
 
+def _context_slice(session: Session) -> list[str]:
+    """The session so far as a plugin keeps it (monologue-gate's slice: the newest events,
+    then a rolling summary of older ones), one defanged line each; empty when none does."""
+    text = session.hooks.narrator_context(session)
+    if text is None:
+        return []
+    return [line for line in (_defang(raw) for raw in text.splitlines()) if line][-CONTEXT_LINES:]
+
+
 def build_prompt(
     session: Session,
     events: list[Event],
@@ -112,6 +124,7 @@ def build_prompt(
         reason=reason,
         running=still_running(session) if reason == "idle" else "",
         outcomes=[_defang(fact) for fact in outcome_facts(events[-settings.max_events :])],
+        context=_context_slice(session),
     )
     system = config.system_prompt.strip() if config.system_prompt else parts["system"]
     return {"system": system, "user": redact_text(parts["user"])}

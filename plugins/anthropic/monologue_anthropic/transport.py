@@ -12,12 +12,13 @@ what happens next (so it is logged here only at DEBUG).
 
 The deadline is enforced by the transport, not only by the client's timeouts: httpx's read
 timeout is per read, so a server that trickles one byte every half second would hold the
-request (and its thread and socket) forever. A timer closes the request's client when the
-deadline passes. Clients are therefore per thread: closing one ends only that thread's
-request, and a narration worker thread reuses its own client's connections otherwise.
-Closing a socket does not wake a thread blocked reading it, so the timer first shuts down
-the socket of the answer being read (httpx's ``network_stream`` response extension, taken
-by a response hook once the headers are in): the blocked read returns at once.
+request (and its thread and socket) forever. A timer ends the request when the deadline
+passes: it shuts down the socket of the answer being read (httpx's ``network_stream``
+response extension, taken by a response hook once the headers are in), so the blocked read
+returns at once and only that request ends; the client's other connections stay pooled for
+every thread's next narration. Before the headers are in there is no socket to name: the
+client's read timeout (the time left) bounds a silent server, and a server trickling its
+headers gets the whole client closed and replaced.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ log = logging.getLogger("monologue.anthropic")
 
 _local = threading.local()
 
+_clients: dict[tuple[str | None, str], anthropic.Anthropic] = {}
+_clients_lock = threading.Lock()
+
 _CLOSE_GRACE_S = 0.05
 
 
@@ -50,35 +54,35 @@ class NarrationError(NarratorFailure, RuntimeError):
     """A narration request failed for good; the message says what the server did."""
 
 
-def _thread_clients() -> dict[tuple[str | None, str], anthropic.Anthropic]:
-    clients: dict[tuple[str | None, str], anthropic.Anthropic] | None = getattr(
-        _local, "clients", None
-    )
-    if clients is None:
-        clients = _local.clients = {}
-    return clients
-
-
 def get_client(api_key: str, base_url: str | None) -> anthropic.Anthropic:
-    """This thread's client for ``(base_url, api_key)``: creating one per call is slow."""
-    clients = _thread_clients()
-    client = clients.get((base_url, api_key))
-    if client is None:
-        import anthropic
-
-        client = clients[(base_url, api_key)] = anthropic.Anthropic(
-            api_key=api_key,
-            base_url=base_url,
-            max_retries=0,
-            http_client=anthropic.DefaultHttpxClient(event_hooks={"response": [_watch_answer]}),
-        )
-    return client
-
-
-def _discard_client(api_key: str, base_url: str | None) -> None:
-    client = _thread_clients().pop((base_url, api_key), None)
+    """The shared client for ``(base_url, api_key)``: creating one per call is slow, and its
+    connection pool is what lets narrations reuse a connection."""
+    key = (base_url, api_key)
+    with _clients_lock:
+        client = _clients.get(key)
     if client is not None:
-        client.close()
+        return client
+    import anthropic  # outside the lock: the first import takes seconds
+
+    with _clients_lock:
+        client = _clients.get(key)
+        if client is None:
+            client = _clients[key] = anthropic.Anthropic(
+                api_key=api_key,
+                base_url=base_url,
+                max_retries=0,
+                http_client=anthropic.DefaultHttpxClient(event_hooks={"response": [_watch_answer]}),
+            )
+        return client
+
+
+def _discard_client(client: anthropic.Anthropic) -> None:
+    """Close ``client`` and forget it: the next request makes a new one."""
+    with _clients_lock:
+        for key, known in list(_clients.items()):
+            if known is client:
+                del _clients[key]
+    client.close()
 
 
 def warm_up() -> None:
@@ -93,8 +97,8 @@ def _import_sdk() -> None:
 
 class _Deadline:
     """Ends the request when ``seconds`` pass, unless cancelled first: shuts down the socket
-    of the answer being read, if any, and closes ``client``. The calling thread's current
-    deadline until cancelled."""
+    of the answer being read, or, before the headers are in, closes and replaces ``client``.
+    The calling thread's current deadline until cancelled."""
 
     def __init__(self, seconds: float, client: anthropic.Anthropic) -> None:
         self.fired = False
@@ -119,7 +123,8 @@ class _Deadline:
             sock = self._socket
         if sock is not None:
             _shut_down(sock)
-        self._client.close()
+        else:
+            _discard_client(self._client)
 
     def cancel(self) -> None:
         self._timer.cancel()
@@ -189,7 +194,9 @@ def _connection_problem(exc: BaseException, url: str) -> str:
     if kind == "ConnectError":
         return f"cannot connect to {url}: {cause}"
     if kind == "RemoteProtocolError":
-        return f"the server at {url} closed the connection without a complete answer: {cause}"
+        if "disconnected" in str(cause).lower():
+            return f"the server at {url} closed the connection without a complete answer"
+        return f"the server at {url} answered with something that is not HTTP: {cause}"
     if kind in ("ReadError", "WriteError"):
         return f"the connection to {url} broke during the request: {cause}"
     return f"connection to {url} failed: {cause or exc}"
@@ -223,7 +230,6 @@ def create_message(
             delay, asked = _retry_delay(exc, problem, settings, attempt, deadline)
         except anthropic.APIConnectionError as exc:
             if deadline_watch.fired:
-                _discard_client(api_key, base_url)
                 problem = (
                     f"no complete answer from {url} in {remaining:.2g} s, the time left before "
                     "narrate_timeout_s; the connection was closed"

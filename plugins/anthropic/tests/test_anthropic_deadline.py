@@ -119,3 +119,4 @@ def test_garbage_and_a_hang_up_are_worded_as_what_the_server_did(
     garbled, closed = (e.data["reason"] for e in observer.of_type("narration_suppressed"))
     assert "cannot connect" not in garbled + closed
     assert "closed the connection without a complete answer" in closed
+    assert "answered with something that is not HTTP" in garbled

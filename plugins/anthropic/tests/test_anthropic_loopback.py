@@ -148,3 +148,18 @@ def test_nothing_beyond_loopback_is_reachable(loopback_only: list[object]) -> No
     with pytest.raises(anthropic.APIConnectionError):
         client.messages.create(model="m", max_tokens=5, messages=[{"role": "user", "content": "x"}])
     assert loopback_only == ["api.anthropic.com"]
+
+
+def test_the_loopback_kit_needs_no_pytest() -> None:
+    """Benchmarks and development scripts run the server without pytest installed."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['pytest'] = None\n"
+        "from monologue_anthropic.testing import LoopbackAPI, Reply\n"
+        "with LoopbackAPI() as api: print(api.base_url.startswith('http://127.0.0.1:'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "True"

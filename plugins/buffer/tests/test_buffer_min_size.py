@@ -29,7 +29,7 @@ def test_min_1_narrates_every_event_while_the_narrator_is_free(start: Start) -> 
 
 def test_min_1_batches_what_arrives_while_the_narrator_is_busy(start: Start) -> None:
     agent = start(min_buffer_size=1)
-    agent.narrator.latency = 0.3
+    agent.narrator.latency = 0.5
     session = agent.session
     session.emit("text", {"text": "first"})
     assert agent.narrator.wait_for_calls(1)

@@ -87,6 +87,7 @@ def _gate(session: Session) -> GateState | None:
     return state or None
 
 
+@hookimpl
 def narrator_context(session: Session) -> str | None:
     """The narrator's context the gate last built for ``session``: the newest events one
     per line, then the rolling summary of older ones; ``None`` when the session is not

@@ -8,17 +8,22 @@ Reading recordings back (``monologue replay``, ``watch`` and ``log``) is the cor
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from monologue import hookimpl
 
-from .recording import finish, record, start
+from .recording import finish, record, settings, start
 
 if TYPE_CHECKING:
-    from monologue import Session
+    from monologue import MonologueConfig, Session
     from monologue.events import Event
 
-__all__ = ["on_complete", "on_event", "on_session_start"]
+__all__ = ["describe_settings", "on_complete", "on_event", "on_session_start"]
+
+
+@hookimpl
+def describe_settings(config: MonologueConfig) -> dict[str, Any]:
+    return settings(config)
 
 
 @hookimpl

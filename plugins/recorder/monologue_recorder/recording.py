@@ -9,7 +9,7 @@ Each recorded session has a :class:`~monologue_recorder.writer.RecordingFile` in
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from monologue.errors import ConfigError
 from monologue.recording import header_line, max_event_bytes, record_setting, recording_path
@@ -35,6 +35,16 @@ def policy_for(config: MonologueConfig) -> Policy:
             f"durability = {value!r} ({PLUGIN} setting): must be one of {', '.join(POLICIES)}"
         )
     return policy
+
+
+def settings(config: MonologueConfig) -> dict[str, Any]:
+    """This plugin's settings in ``config``, validated (for ``monologue config``)."""
+    record = record_setting(config)
+    return {
+        "record": "live sessions only" if record is None else record,
+        "durability": policy_for(config).name,
+        "record_max_event_bytes": max_event_bytes(config),
+    }
 
 
 def wants_recording(session: Session) -> bool:

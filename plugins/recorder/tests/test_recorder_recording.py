@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import json_lines, recording_of, wait_for
@@ -232,3 +234,19 @@ def test_header_meta_is_redacted_and_made_json_safe(
         s.text("hi")
     header = json.loads(recording_of(record_dir, s.id).read_text().splitlines()[0])
     assert header["meta"] == {"token": "[REDACTED]", "where": "/tmp/x"}
+
+
+def test_monologue_config_lists_and_checks_the_recorder_settings(
+    monologue_plugins: PluginSandbox, monologue_cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monologue_plugins.load("recorder")
+    monkeypatch.setenv("MONOLOGUE_DURABILITY", "always")
+    shown = monologue_cli("config")
+    assert shown.exit_code == 0, shown.output
+    assert re.search(r"durability +always +environment \(recorder\)", shown.output)
+    assert re.search(r"record_max_event_bytes +1048576 +default", shown.output)
+    monkeypatch.setenv("MONOLOGUE_DURABILITY", "sometimes")
+    bad = monologue_cli("config")
+    assert bad.exit_code == 2
+    assert "durability = 'sometimes' (monologue-recorder setting)" in bad.output
+    assert "Traceback" not in bad.output

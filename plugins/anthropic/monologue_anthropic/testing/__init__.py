@@ -7,13 +7,14 @@ Nothing here is used by the narrator at run time. Plugin authors get:
   recorded as a :class:`RecordedRequest`;
 - :func:`refused_base_url`, a loopback URL nothing listens on; :func:`stream_events`, a
   message as the API streams it; :func:`estimate_tokens`, the server's token estimate;
-- the pytest fixtures ``loopback_api`` and ``anthropic_narrator``: this package is
-  registered as a pytest plugin (entry point ``pytest11``), so they need no import.
+- the pytest fixtures ``loopback_api`` and ``anthropic_narrator`` in
+  :mod:`monologue_anthropic.testing.fixtures`, registered as a pytest plugin (entry point
+  ``pytest11``), so they need no import. The rest works without pytest installed: a
+  benchmark or a development script can run the server too.
 """
 
 from __future__ import annotations
 
-from .fixtures import DUMMY_API_KEY, anthropic_narrator, loopback_api
 from .replies import (
     CHARS_PER_TOKEN,
     RecordedRequest,
@@ -22,7 +23,7 @@ from .replies import (
     estimate_tokens,
     request_text,
 )
-from .server import DEFAULT_TEXT, LoopbackAPI, refused_base_url
+from .server import DEFAULT_TEXT, DUMMY_API_KEY, LoopbackAPI, refused_base_url
 from .streaming import STREAM_CHUNK, stream_events
 
 __all__ = [
@@ -34,9 +35,7 @@ __all__ = [
     "RecordedRequest",
     "Reply",
     "Responder",
-    "anthropic_narrator",
     "estimate_tokens",
-    "loopback_api",
     "refused_base_url",
     "request_text",
     "stream_events",

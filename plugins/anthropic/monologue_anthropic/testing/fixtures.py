@@ -21,9 +21,9 @@ if TYPE_CHECKING:
 
     from .server import LoopbackAPI
 
-__all__ = ["DUMMY_API_KEY", "anthropic_narrator", "loopback_api"]
+from .server import DUMMY_API_KEY
 
-DUMMY_API_KEY = "loopback-test-key"
+__all__ = ["anthropic_narrator", "loopback_api"]
 
 
 @pytest.fixture

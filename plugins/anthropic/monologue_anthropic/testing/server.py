@@ -36,6 +36,9 @@ log = logging.getLogger("monologue.anthropic.loopback")
 
 DEFAULT_TEXT = "I'm reading through the project to get my bearings."
 
+DUMMY_API_KEY = "loopback-test-key"
+"""The API key the fixtures set: the server accepts any."""
+
 
 class LoopbackAPI:
     """The server. Use it as a context manager, or call :meth:`start` and :meth:`stop`."""
