@@ -5,6 +5,7 @@ it fatal. ``monologue config`` still reports it as an error (see test_cli)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,20 @@ def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
         for r in caplog.records
         if r.name == "monologue.config" and r.levelno == logging.WARNING
     ]
+
+
+@pytest.fixture
+def config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[str], Path]:
+    """Writes ``monologue.toml`` in a fresh working folder and lets sessions read it."""
+    monkeypatch.delenv("MONOLOGUE_NO_CONFIG_FILE")
+    monkeypatch.chdir(tmp_path)
+
+    def write(text: str) -> Path:
+        path = tmp_path / "monologue.toml"
+        path.write_text(text)
+        return path
+
+    return write
 
 
 def test_a_bad_environment_value_warns_and_the_decorated_agent_runs(
@@ -55,17 +70,14 @@ def test_a_bad_environment_value_warns_and_the_decorated_agent_runs(
 
 def test_a_bad_file_value_names_the_file(
     monologue_plugins: PluginSandbox,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    config_file: Callable[[str], Path],
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    monkeypatch.delenv("MONOLOGUE_NO_CONFIG_FILE")
-    (tmp_path / "monologue.toml").write_text("narrate_timeout_s = -1\n")
-    monkeypatch.chdir(tmp_path)
+    path = config_file("narrate_timeout_s = -1\n")
     with monologue_plugins.session("coder", narrator="none") as session:
         assert session.config.narrate_timeout_s == DEFAULTS.narrate_timeout_s
     (warning,) = warnings(caplog)
-    assert f"narrate_timeout_s = -1 (from {tmp_path / 'monologue.toml'})" in warning
+    assert f"narrate_timeout_s = -1 (from {path})" in warning
 
 
 def test_settings_out_of_order_fall_back_together(
@@ -98,17 +110,15 @@ def test_strict_config_is_not_a_setting(monkeypatch: pytest.MonkeyPatch) -> None
 
 def test_an_unreadable_config_file_is_left_out_with_a_warning(
     monologue_plugins: PluginSandbox,
-    tmp_path: Path,
+    config_file: Callable[[str], Path],
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    monkeypatch.delenv("MONOLOGUE_NO_CONFIG_FILE")
-    (tmp_path / "monologue.toml").write_text("history_size = [unclosed\n")
-    monkeypatch.chdir(tmp_path)
+    path = config_file("history_size = [unclosed\n")
     with monologue_plugins.session("coder", narrator="none") as session:
         assert session.config.history_size == DEFAULTS.history_size
     (warning,) = warnings(caplog)
-    assert f"{tmp_path / 'monologue.toml'}: not valid TOML" in warning
+    assert f"{path}: not valid TOML" in warning
     assert "the session ignores that file" in warning
     monkeypatch.setenv("MONOLOGUE_STRICT_CONFIG", "1")
     with pytest.raises(ConfigError, match="not valid TOML"):

@@ -21,6 +21,7 @@ PUBLIC_MODULES = (
     "digest",
     "errors",
     "events",
+    "files",
     "hookspecs",
     "lines",
     "plugins",

@@ -160,3 +160,15 @@ def test_secret_keys(key):
 )
 def test_keys_that_only_look_secret(key):
     assert not is_secret_key(key)
+
+
+def test_ids_that_look_like_a_key_by_chance_are_kept_and_pass_the_pre_check():
+    # An uppercase ULID holding "A3T" or "ACCA" then 16 of [0-9A-Z] matches detect-secrets'
+    # AWS pattern; one holding "EYJ" lower-cases to the JWT trigger. Ids must stay exact.
+    ids = ["01JA3TXQ7K2M4N6P8R0S2T4V6W", "01JACCA7K2M4N6P8R0S2T4V6WX", "01JEYJ7K2M4N6P8R0S2T4V6W"]
+    assert redact_text(ids[0]) != ids[0]  # the detector alone would cut it
+    payload = {"text": "I ran the tests.", "covers": ids, "tool_use_id": ids[0]}
+    assert redact(payload) == payload
+    assert not may_contain_secret(json.dumps(ids[2]))
+    leaked = {"covers": ids, "text": "password is hunter2"}
+    assert redact(leaked) == {"covers": ids, "text": f"password is {REDACTED}"}

@@ -13,6 +13,8 @@ event of the session from its first to its last id, inclusive.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field, fields
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from .digest import as_text, truncate
@@ -40,11 +42,39 @@ _COMMAND_KEYS = ("command", "cmd")
 __all__ = ["Fold", "covered", "event_count"]
 
 
+@dataclass(slots=True)
+class _Tally:
+    """:class:`EventsFoldedData`'s fields but ``text``, as plain attributes: a fold is
+    updated once per folded event on the agent's thread, and a pydantic model's
+    ``__setattr__`` would cost several times the update itself."""
+
+    count: int = 0
+    first_id: str = ""
+    last_id: str = ""
+    first_ts: datetime | None = None
+    last_ts: datetime | None = None
+    ids: list[str] = field(default_factory=list)
+    ids_complete: bool = True
+    types: dict[str, int] = field(default_factory=dict)
+    tools: dict[str, int] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+    files_total: int = 0
+    files_at_least: bool = False
+    commands: list[str] = field(default_factory=list)
+    commands_total: int = 0
+    commands_at_least: bool = False
+    errors: int = 0
+    error_samples: list[str] = field(default_factory=list)
+
+
+_TALLY_FIELDS = tuple(f.name for f in fields(_Tally))
+
+
 class Fold:
     """The events folded since the last narration turn took them, oldest first."""
 
     def __init__(self) -> None:
-        self.data = EventsFoldedData()
+        self.data = _Tally()
         self._session_id = ""
         self._agent = ""
         # Distinct names seen, in order (a dict: ordered and fast to test), up to TRACK_LIMIT.
@@ -116,13 +146,14 @@ class Fold:
     def as_event(self) -> Event:
         """The fold as the ``events_folded`` event a narrator receives (never recorded);
         the names it quotes are redacted here, off the agent's thread."""
-        data = self.data.model_copy(
-            update={
-                "files": redact(self.data.files),
-                "commands": redact(self.data.commands),
-                "error_samples": redact(self.data.error_samples),
-            }
+        tally = self.data
+        values = {name: getattr(tally, name) for name in _TALLY_FIELDS}
+        values.update(
+            files=redact(tally.files),
+            commands=redact(tally.commands),
+            error_samples=redact(tally.error_samples),
         )
+        data = EventsFoldedData(**values)
         data.text = describe(data)
         return Event.trusted(
             FOLDED_TYPE, data.model_dump(), session_id=self._session_id, agent=self._agent

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -61,14 +61,16 @@ class SessionTimes:
     """
 
     def __init__(self) -> None:
-        self._by_id: dict[str, datetime] = {}
+        # popitem(last=False) is O(1); deleting a plain dict's first key is not: the next
+        # lookup of the first key scans every slot freed before it.
+        self._by_id: OrderedDict[str, datetime] = OrderedDict()
         self.last: datetime | None = None
 
     def saw(self, event: Event) -> None:
         by_id = self._by_id
         by_id[event.id] = event.ts
         if len(by_id) > _REMEMBERED_TIMES:
-            del by_id[next(iter(by_id))]
+            by_id.popitem(last=False)
         self.last = event.ts
 
     def of(self, narration: Event) -> datetime:

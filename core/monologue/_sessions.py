@@ -309,6 +309,9 @@ class Session(Lifecycle, EventHelpers):
         self._ensure_worker().request(reason)
 
     def _ensure_worker(self) -> NarrationWorker:
+        worker = self._worker  # set once, never unset: no lock once it exists
+        if worker is not None:
+            return worker
         with self.lock:
             if self._worker is None:
                 from ._worker import NarrationWorker

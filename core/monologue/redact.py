@@ -132,7 +132,7 @@ _TRIGGERS = re.compile(
     |s(?:k-|ecret|g\.|q0csp)
     |k_(?:live|test)
     |g(?:h[pousr]_|ithub_pat|l(?:pat|dt|ft|soat|rt|cbt|imt)|r1348941)
-    |xox|eyj|bearer|token|credential|mysql|mariadb|npm_|hooks\.slack
+    |xox|eyj[\w=-]*\.|bearer|token|credential|mysql|mariadb|npm_|hooks\.slack
     |--[\w-]*pass
     |://[^\s/]*@
     )""",
@@ -205,14 +205,24 @@ def is_secret_key(key: str) -> bool:
     return bool(_SECRET_KEY_RE.match(key))
 
 
+# Keys whose values are ids monologue or the agent's SDK made (ULIDs, ``toolu_…``), left
+# as they are: an uppercase ULID can match a format detector by chance (detect-secrets'
+# AWS pattern is "A3T" or "ACCA" then 16 of [0-9A-Z], with no word boundary), and a
+# narrative's ``covers`` must name exactly the events it covers.
+_ID_KEYS = frozenset({"covers", "covers_range", "tool_use_id", "parent_tool_use_id"})
+
+
 def redact(value: Any) -> Any:
-    """A copy of ``value`` (str, dict, list, nested) with secrets redacted."""
+    """A copy of ``value`` (str, dict, list, nested) with secrets redacted; the values of
+    id keys (``covers``, ``tool_use_id``...) are kept as they are."""
     if isinstance(value, str):
         return redact_text(value)
     if isinstance(value, dict):
         return {
             key: (
-                REDACTED
+                val
+                if key in _ID_KEYS
+                else REDACTED
                 if isinstance(key, str)
                 and is_secret_key(key)
                 and isinstance(val, str | int | float)

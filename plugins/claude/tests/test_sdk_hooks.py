@@ -1,9 +1,9 @@
 """``sdk_hooks()``: a Claude Agent SDK run narrated through its hooks.
 
 The SDK's real ``query()`` drives a real subprocess in place of the ``claude`` CLI (which
-would need the network): ``fake_claude.py`` answers the SDK's control protocol and asks it
-to run the registered hook callbacks with the inputs the CLI sends, while the caller's loop
-stays exactly as it would be without monologue.
+would need the network): ``monologue_claude.testing.FakeClaude`` answers the SDK's control
+protocol and asks it to run the registered hook callbacks with the inputs the CLI sends,
+while the caller's loop stays exactly as it would be without monologue.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from claude_agent_sdk import (  # type: ignore[import-not-found,unused-ignore]  
     query,
 )
 from monologue_claude import sdk_hooks  # noqa: E402
+from monologue_claude.testing import FakeClaude  # noqa: E402
 
-FAKE_CLI = Path(__file__).with_name("fake_claude.py")
 SESSION = "5d1c1b0e-9a8f-4d7e-b6c5-a4b3c2d1e0f9"
 MODEL = "claude-sonnet-4-5"
 FINAL = "RETRIES is now configurable; the tests pass."
@@ -184,20 +184,9 @@ def collect(claude: PluginSandbox) -> Collect:
 
 
 @pytest.fixture
-def cli(tmp_path: Path) -> tuple[Path, Path]:
-    """An executable standing in for ``claude``, and the log of the hook answers it got."""
-    script, log = tmp_path / "script.json", tmp_path / "hooks.jsonl"
-    script.write_text(json.dumps(RUN))
-    log.touch()
-    wrapper = tmp_path / "claude"
-    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_CLI}" "{script}" "{log}"\n')
-    wrapper.chmod(0o755)
-    return wrapper, log
-
-
-def answers(log: Path) -> list[tuple[str, Any]]:
-    rows = [json.loads(line) for line in log.read_text().splitlines()]
-    return [(row["hook"], row["response"].get("response")) for row in rows]
+def cli(tmp_path: Path) -> FakeClaude:
+    """An executable standing in for ``claude``, logging the hook answers it got."""
+    return FakeClaude.create(tmp_path / "fake", [{"match": [], "steps": RUN}])
 
 
 async def run_query(cli_path: Path, hooks: dict[Any, list[Any]]) -> list[Any]:
@@ -207,10 +196,10 @@ async def run_query(cli_path: Path, hooks: dict[Any, list[Any]]) -> list[Any]:
 
 
 async def test_hooks_open_narrate_and_close_a_session(
-    claude: PluginSandbox, collect: Collect, mock_narrator: MockNarrator, cli: tuple[Path, Path]
+    claude: PluginSandbox, collect: Collect, mock_narrator: MockNarrator, cli: FakeClaude
 ) -> None:
     heard: list[Event] = []
-    messages = await run_query(cli[0], sdk_hooks(agent="fixer", on_narrative=heard.append))
+    messages = await run_query(cli.cli, sdk_hooks(agent="fixer", on_narrative=heard.append))
     assert isinstance(messages[-1], ResultMessage)
     assert collect.rows() == [
         ("tool_call", "fixer", "Read"),
@@ -231,7 +220,7 @@ async def test_hooks_open_narrate_and_close_a_session(
     assert mock_narrator.calls[-1].reason == "final"
     assert [e.type for e in collect.events][-1] == "narrative"
     assert heard == [e for e in collect.events if e.type == "narrative"]
-    assert [hook for hook, _ in answers(cli[1])] == [
+    assert [hook for hook, _ in cli.hook_answers()] == [
         "PreToolUse",
         "PostToolUse",
         "PreToolUse",
@@ -240,15 +229,15 @@ async def test_hooks_open_narrate_and_close_a_session(
         "PostToolUse",
         "Stop",
     ]
-    assert {json.dumps(answer) for _, answer in answers(cli[1])} == {"{}"}
+    assert {json.dumps(answer) for _, answer in cli.hook_answers()} == {"{}"}
 
 
 async def test_hooks_report_to_the_current_session(
-    claude: PluginSandbox, collect: Collect, cli: tuple[Path, Path]
+    claude: PluginSandbox, collect: Collect, cli: FakeClaude
 ) -> None:
     hooks = sdk_hooks()
     async with claude.session("outer") as outer:
-        await run_query(cli[0], hooks)
+        await run_query(cli.cli, hooks)
         assert not outer.closed  # the caller's session is the caller's to close
         assert outer.stats.tool_calls == 3
     assert {e.session_id for e in collect.events} == {outer.id}
@@ -257,11 +246,11 @@ async def test_hooks_report_to_the_current_session(
 
 
 async def test_hooks_and_yielded_messages_report_each_call_once(
-    claude: PluginSandbox, collect: Collect, mock_narrator: MockNarrator, cli: tuple[Path, Path]
+    claude: PluginSandbox, collect: Collect, mock_narrator: MockNarrator, cli: FakeClaude
 ) -> None:
     @monologue("both")
     async def agent() -> AsyncIterator[Any]:
-        options = ClaudeAgentOptions(cli_path=cli[0], hooks=sdk_hooks())
+        options = ClaudeAgentOptions(cli_path=cli.cli, hooks=sdk_hooks())
         async for message in query(prompt="Make retries configurable", options=options):
             yield message
 
@@ -277,14 +266,14 @@ async def test_hooks_and_yielded_messages_report_each_call_once(
 
 
 async def test_a_failing_hook_is_logged_and_the_run_goes_on(
-    claude: PluginSandbox, cli: tuple[Path, Path], caplog: pytest.LogCaptureFixture
+    claude: PluginSandbox, cli: FakeClaude, caplog: pytest.LogCaptureFixture
 ) -> None:
     never_started = Session("broken")  # dispatching into it raises
     with caplog.at_level(logging.ERROR, logger="monologue.claude"):
-        messages = await run_query(cli[0], sdk_hooks(never_started))
+        messages = await run_query(cli.cli, sdk_hooks(never_started))
     assert isinstance(messages[-1], ResultMessage)
-    assert len(answers(cli[1])) == 7
-    assert {json.dumps(answer) for _, answer in answers(cli[1])} == {"{}"}
+    assert len(cli.hook_answers()) == 7
+    assert {json.dumps(answer) for _, answer in cli.hook_answers()} == {"{}"}
     assert "PreToolUse hook failed" in caplog.text
 
 

@@ -30,13 +30,12 @@ from monologue.events import Event
 from monologue.prompts import render_prompt
 
 from . import policy, watchdog
+from .live import MAX_EVENTS, Conversation, TriggerWindow
 from .summaries import SummaryFold, persist_summary
 
 if TYPE_CHECKING:
     from monologue import Session
 
-MAX_EVENTS = 30
-"""Raw events a prompt or a context slice shows; older ones are summarised."""
 
 RECORDED_LIMIT = 200
 
@@ -131,15 +130,8 @@ class ControllerRunner:
         self._prompts_dir = prompts_dir
         self._refs: dict[str, str] = {}
         self._last_notes: str | None = None
-        # The live path's state: triggers of the newest `window` events, whether the latest
-        # tool result failed, and the conversation so far (newest events, older ones folded).
-        self._triggers: deque[str | None] = deque(maxlen=window)
-        # Set by narrated() on the narration worker's thread, applied on the agent's: only
-        # the agent's thread mutates the window, so no lock is taken per event.
-        self._restart = False
-        self._failing = False
-        self._newest: deque[Event] = deque(maxlen=MAX_EVENTS)
-        self._older = SummaryFold()
+        self._window = TriggerWindow(window)
+        self._conversation = Conversation()
         self.recorded: deque[Event] = deque(maxlen=RECORDED_LIMIT)
         """Events this runner recorded, newest last (also emitted into the session)."""
 
@@ -189,46 +181,35 @@ class ControllerRunner:
 
     def observe(self, event: Event) -> None:
         """Take one live event into the window and the conversation (hints excluded)."""
-        self._apply_restart()
-        trigger = policy.event_trigger(event.type, event.data)
-        if event.type == "tool_result":
-            failing = bool(event.data.get("is_error"))
-            if failing and self._failing:
-                trigger = None  # the burst this failure belongs to has spoken already
-            self._failing = failing
-        self._triggers.append(trigger)
-        if len(self._newest) == MAX_EVENTS:
-            self._older.add(self._newest[0])
-        self._newest.append(event)
+        self._window.observe(event)
+        self._conversation.add(event)
+
+    def may_speak(self, hints: Sequence[str]) -> bool:
+        """Whether :meth:`live_decision` would speak now; cheap, and it consumes nothing."""
+        return self._window.may_speak(hints)
 
     def live_decision(self, hints: Sequence[str]) -> dict[str, Any]:
         """:meth:`decide` over the observed window; speaking consumes the window's triggers,
         so one failure makes one narration, not one per following event."""
-        self._apply_restart()
-        trigger = policy.find_trigger(hints, self._triggers)
-        decision = self._noted(policy.verdict(trigger, hints, len(self._triggers)))
+        window = self._window
+        decision = self._noted(policy.verdict(window.find(hints), hints, len(window)))
         if decision["speak_now"]:
-            self._triggers.clear()
+            window.use_up()
         return decision
 
     def narrated(self) -> None:
         """A narrative was delivered: the window starts again (at the next event)."""
-        self._restart = True
-
-    def _apply_restart(self) -> None:
-        if self._restart:
-            self._restart = False
-            self._triggers.clear()
+        self._window.restart()
 
     @property
     def held_window(self) -> int:
         """How many events the live window holds now."""
-        return len(self._triggers)
+        return len(self._window)
 
     @property
     def newest(self) -> list[Event]:
         """The newest observed events (at most 30), oldest first."""
-        return list(self._newest)
+        return self._conversation.newest
 
     @staticmethod
     def parse_decision(text: str) -> dict[str, Any]:
@@ -315,7 +296,8 @@ class ControllerRunner:
 
     def live_slice(self, conversation_id: str) -> str:
         """:meth:`build_context_slice` of the observed conversation, in bounded memory."""
-        return self._slice(conversation_id, list(self._newest), self._older)
+        conversation = self._conversation
+        return self._slice(conversation_id, conversation.newest, conversation.older)
 
     def _slice(self, conversation_id: str, newest: list[Event], older: SummaryFold) -> str:
         total = older.count + len(newest)
@@ -347,8 +329,9 @@ class ControllerRunner:
 
     def live_controller_prompt(self, hints: Sequence[str]) -> str:
         """:meth:`build_controller_prompt` for the observed conversation."""
-        older = [self._older.render()] if self._older.count else []
-        first = self._older.count + 1
+        summary = self._conversation.older
+        older = [summary.render()] if summary.count else []
+        first = summary.count + 1
         return self.build_controller_prompt(self.newest, [], older, hints, first_number=first)
 
     def build_narrator_prompt(

@@ -82,13 +82,15 @@ class GateState:
             hints.append(event.data["name"])
         else:
             self.runner.observe(event)
+        mode = self.settings.mode
+        if mode == "assist" and not self.runner.may_speak(hints):
+            return None  # the common case, once per event: nothing to decide
         decision = self.runner.live_decision(hints)
         if decision["speak_now"]:
             if WAITING_HINT in hints and not session.pending:
                 # Nothing new to narrate, yet someone waits: an idle turn says what is running.
                 return "idle"
             return self._speak(session, decision["actions"][0]["reason"])
-        mode = self.settings.mode
         if mode == "assist":
             return None
         if event.type == "hint" or not self._checkpoint():

@@ -35,6 +35,10 @@ DEFAULT_WINDOW = 5
 WHAT_SPEAKS = "no failure, error, result, sub-agent return or user message"
 
 
+TRIGGER_TYPES = frozenset({"tool_result", *SPEAK_EVENTS})
+"""The only event types :func:`event_trigger` can find something in."""
+
+
 def event_trigger(kind: str, data: Mapping[str, Any] | None = None) -> str | None:
     """What in one event calls for speech, or ``None`` (``data`` may be unknown)."""
     data = data or {}

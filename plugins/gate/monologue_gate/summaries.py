@@ -10,9 +10,7 @@ tell a changed summary from an unchanged one by its ref alone. Stored summaries 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import tempfile
 from collections import Counter, deque
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from monologue.digest import as_text, truncate
 from monologue.events import Event
+from monologue.files import write_atomically
 from monologue.redact import redact
 
 REF_PREFIX = "sum-"
@@ -166,16 +165,8 @@ def persist_summary(
         last_event_id=last.id if last is not None else None,
         text=text,
     )
-    folder.mkdir(parents=True, exist_ok=True)
-    # Written whole then renamed: a reader never sees half a summary.
-    fd, tmp = tempfile.mkstemp(prefix=f".{ref}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(stored.model_dump_json(indent=2) + "\n")
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    # Not fsynced: a summary lost to a power cut is rebuilt at the next refresh.
+    write_atomically(target, stored.model_dump_json(indent=2) + "\n", durable=False)
     return ref
 
 

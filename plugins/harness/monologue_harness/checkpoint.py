@@ -9,9 +9,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from monologue.files import write_atomically
+
 from .errors import HarnessError
 from .models import RunUsage
-from .recording import write_atomically
 
 __all__ = ["Checkpoint", "TaskState", "default_checkpoint_path", "tasks_digest"]
 

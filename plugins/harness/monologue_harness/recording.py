@@ -13,13 +13,13 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from monologue.files import write_atomically
 
 from .errors import HarnessError, MissingRecordingError
 
@@ -118,18 +118,3 @@ class RecordingStore:
             if best is None or ratio > best[0]:
                 best = (ratio, str(candidate))
         return f"{best[1]} ({best[0]:.0%} similar prompt)" if best else None
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -1,25 +1,23 @@
 """Shared fixtures: plugins loaded through their entry points, and a scripted ``claude`` CLI.
 
-``fake_cli.py`` is a real subprocess the SDK's real ``query()`` drives; the scenarios below
-are the messages the CLI would send for a 3-task run in which the reviewer rejects T002's
-first attempt and approves the coder's retry.
+``monologue_claude.testing.FakeClaude`` is a real subprocess the SDK's real ``query()``
+drives; the scenarios below are the messages the CLI would send for a 3-task run in which
+the reviewer rejects T002's first attempt and approves the coder's retry.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from monologue_claude.testing import FakeClaude
 
 from monologue.testing import PluginSandbox
 
 FIXTURES = Path(__file__).parent / "fixtures"
-FAKE_CLI = Path(__file__).with_name("fake_cli.py")
 SHARED_GOLDEN = Path(__file__).resolve().parents[4] / "shared" / "traces" / "agent-sdk-golden"
 SESSION = "0b9a3c7e-4d2f-4e8a-9b1c-5f6e7d8c9a0b"
 MODEL = "claude-sonnet-4-5"
@@ -159,32 +157,6 @@ def three_task_scenarios(parsed: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-@dataclass
-class FakeClaude:
-    cli: Path
-    log: Path
-    script: Path
-
-    def prompts(self) -> list[str]:
-        if not self.log.exists():
-            return []
-        return [json.loads(line)["prompt"] for line in self.log.read_text().splitlines()]
-
-    def write(self, scenarios: list[dict[str, Any]]) -> None:
-        self.script.write_text(json.dumps(scenarios), encoding="utf-8")
-
-
-def make_fake_claude(folder: Path, scenarios: list[dict[str, Any]]) -> FakeClaude:
-    folder.mkdir(parents=True, exist_ok=True)
-    fake = FakeClaude(folder / "claude", folder / "runs.jsonl", folder / "script.json")
-    fake.write(scenarios)
-    fake.cli.write_text(
-        f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_CLI}" "{fake.script}" "{fake.log}"\n'
-    )
-    fake.cli.chmod(0o755)
-    return fake
-
-
 @pytest.fixture
 def three_tasks(tmp_path: Path) -> Path:
     path = tmp_path / "tasks.md"
@@ -197,4 +169,4 @@ def fake_claude(tmp_path: Path) -> FakeClaude:
     from monologue_harness import parse_tasks
 
     parsed = parse_tasks(THREE_TASKS, source="tasks.md").model_dump(mode="json", by_alias=True)
-    return make_fake_claude(tmp_path / "fake", three_task_scenarios(parsed))
+    return FakeClaude.create(tmp_path / "fake", three_task_scenarios(parsed))

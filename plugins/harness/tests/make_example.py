@@ -13,7 +13,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from harness_fixtures import THREE_TASKS, make_fake_claude, three_task_scenarios
+from harness_fixtures import THREE_TASKS, three_task_scenarios
+from monologue_claude.testing import FakeClaude
 from monologue_harness import AgentMode, TaskHarness, parse_tasks
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "harness"
@@ -27,7 +28,7 @@ async def main() -> None:
     store = EXAMPLE / "recordings"
     shutil.rmtree(store, ignore_errors=True)
     with tempfile.TemporaryDirectory() as scratch:
-        fake = make_fake_claude(Path(scratch) / "fake", three_task_scenarios(parsed))
+        fake = FakeClaude.create(Path(scratch) / "fake", three_task_scenarios(parsed))
         summary = await TaskHarness(
             tasks,
             mode=AgentMode(kind="record", store=store),

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from harness_fixtures import coder, make_fake_claude, reviewer, scenario, text
+from harness_fixtures import coder, reviewer, scenario, text
+from monologue_claude.testing import FakeClaude
 from monologue_harness import TaskHarness
 from monologue_harness.summary import HarnessSummary
 
@@ -21,7 +22,7 @@ async def harness_run(
 ) -> tuple[HarnessSummary, list[Event], list[str]]:
     path = tmp / "tasks.md"
     path.write_text(tasks)
-    fake = make_fake_claude(tmp / "fake", scenarios)
+    fake = FakeClaude.create(tmp / "fake", scenarios)
     seen: list[Event] = []
     summary = await TaskHarness(
         path,

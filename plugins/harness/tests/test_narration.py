@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 import monologue_harness
-from harness_fixtures import FakeClaude
+from monologue_claude.testing import FakeClaude
 from monologue_harness import TaskHarness
 
 from monologue import Event, Session, hookimpl

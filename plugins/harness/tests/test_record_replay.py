@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness_fixtures import FakeClaude
+from monologue_claude.testing import FakeClaude
 from monologue_harness import AgentMode, MissingRecordingError, TaskHarness
 
 from monologue import Event, Session, hookimpl

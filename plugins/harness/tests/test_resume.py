@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from harness_fixtures import FakeClaude
+from monologue_claude.testing import FakeClaude
 from monologue_harness import HarnessError, TaskHarness
 
 from monologue.testing import PluginSandbox

@@ -9,7 +9,7 @@ import stat
 from contextlib import suppress
 from pathlib import Path
 
-__all__ = ["FILE_MODE", "FOLDER_MODE", "fsync_folder", "open_private", "private_folder"]
+__all__ = ["FILE_MODE", "FOLDER_MODE", "open_private", "private_folder"]
 
 FILE_MODE = 0o600
 FOLDER_MODE = 0o700
@@ -43,14 +43,3 @@ def open_private(path: Path, flags: int) -> int:
     if flags & os.O_CREAT:
         os.fchmod(fd, FILE_MODE)
     return fd
-
-
-def fsync_folder(folder: Path) -> None:
-    """Make a rename in ``folder`` durable (POSIX; Windows cannot open a folder)."""
-    if os.name != "posix":
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

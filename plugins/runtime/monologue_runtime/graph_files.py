@@ -11,12 +11,14 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from monologue.files import fsync_folder, is_leftover_temp
+
 from .errors import TaskGraphError
-from .files import fsync_folder, open_private, private_folder
+from .files import open_private, private_folder
 from .graph import TaskGraph
 from .journal import Entry, JournalFile, journal_name
 from .models import AgentTask
-from .snapshot import TEMP_MARK, read_snapshot, write_snapshot
+from .snapshot import read_snapshot, write_snapshot
 from .storage import TaskEvent
 
 __all__ = ["GraphFiles"]
@@ -102,7 +104,7 @@ class GraphFiles:
         if self._stat_snapshot() is None:  # a new graph: say what the folder holds
             write_snapshot(self.snapshot, generation, [])
         for path in self.folder.iterdir():
-            if path.name.startswith(self.snapshot.name + TEMP_MARK):
+            if is_leftover_temp(path, self.snapshot):
                 path.unlink(missing_ok=True)
             elif path.name.startswith("tasks.journal."):
                 number = path.name.split(".")[2]

@@ -15,26 +15,22 @@ without ``generation``) is read as generation 0.
 from __future__ import annotations
 
 import json
-import os
-import secrets
 from collections.abc import Iterable
-from contextlib import suppress
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from monologue.events import describe_validation_error
+from monologue.files import write_atomically
 
 from .errors import GraphFileError, TaskGraphError
-from .files import fsync_folder, open_private
 from .models import AgentTask
 
-__all__ = ["GRAPH_FORMAT", "TEMP_MARK", "GraphFile", "read_snapshot", "write_snapshot"]
+__all__ = ["GRAPH_FORMAT", "GraphFile", "read_snapshot", "write_snapshot"]
 
 GRAPH_FORMAT = 2
 """Version of the snapshot's layout, written in every file."""
 _READABLE = (1, GRAPH_FORMAT)
-TEMP_MARK = ".tmp-"
 """In the names of files being written; any seen while the lock is held is a leftover."""
 
 
@@ -78,18 +74,9 @@ def write_snapshot(path: Path, generation: int, tasks: Iterable[AgentTask]) -> N
         + (lines + b"\n" if lines else b"")
         + b"]}\n"
     )
-    temp = path.with_name(f"{path.name}{TEMP_MARK}{os.getpid()}-{secrets.token_hex(4)}")
     try:
-        fd = open_private(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
-        with open(fd, "wb") as handle:
-            handle.write(raw)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-        fsync_folder(path.parent)
+        write_atomically(path, raw)
     except OSError as exc:
-        with suppress(FileNotFoundError):
-            temp.unlink()
         raise TaskGraphError(path, f"could not write the graph: {exc}") from exc
 
 

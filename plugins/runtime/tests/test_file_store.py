@@ -187,9 +187,10 @@ def test_a_line_cut_by_a_crash_is_ignored_then_cut_off(
 
 def test_leftovers_of_a_crash_are_swept(file_store: TaskGraphStore, data_dir: Path) -> None:
     file_store.create("build", id="a")
-    (data_dir / "tasks.graph.json.tmp-123-abcd").write_text("half a snapshot")
+    (data_dir / ".tasks.graph.json.k3j9x_2a.tmp").write_text("half a snapshot")
+    (data_dir / ".notes.json.k3j9x_2a.tmp").write_text("not ours: left alone")
     TaskGraphStore(data_dir).create("build", id="b")
-    assert _names(data_dir) == LAYOUT
+    assert _names(data_dir) == sorted([*LAYOUT, ".notes.json.k3j9x_2a.tmp"])
 
 
 def test_a_full_disk_leaves_no_half_line_and_changes_nothing(

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from monologue.files import write_atomically
 
 from .errors import StateChangeError, StateFileError
 
@@ -169,20 +169,4 @@ class StateStore:
         if self.path is None:
             self._memory = state
             return
-        folder = self.path.parent
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(state.model_dump(mode="json"), handle, indent=1)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temp, self.path)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
-        dir_fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+        write_atomically(self.path, json.dumps(state.model_dump(mode="json"), indent=1))

@@ -64,7 +64,9 @@ def narrator_priority() -> int:
 def narrate(session: Session, events: list[Event], history: list[str], reason: str) -> str:
     from .compose import narrate as compose
     from .folded import with_folded
+    from .tools import note_process_cwd
 
+    note_process_cwd()
     scene = scene_of(session)
     scene.history = list(history)
     return with_folded(events, lambda batch: compose(scene, batch, reason))

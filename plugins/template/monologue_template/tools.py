@@ -122,9 +122,23 @@ def tool_label(tool_name: str | None) -> str:
     return tool_name
 
 
+_process_cwd = ""
+
+
+def note_process_cwd() -> None:
+    """Read the process's working folder again; once per narration, not once per path:
+    ``os.getcwd`` releases the GIL, and on a busy agent each call then waits its turn.
+    A folder removed under the process leaves paths as they are."""
+    global _process_cwd
+    try:
+        _process_cwd = os.getcwd()
+    except OSError:
+        _process_cwd = ""
+
+
 def display_path(raw: Any, cwd: str | None = None, short: bool = False) -> str:
     """A path as a person would say it: relative to the project when that can be told."""
-    return _display_path(str(raw), cwd, short, os.getcwd())
+    return _display_path(str(raw), cwd, short, _process_cwd)
 
 
 # Paths repeat all through a session, and pathlib parsing was a third of a narration's cost.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -166,3 +167,24 @@ def test_secrets_in_tool_inputs_never_reach_the_narration() -> None:
     said = tell(call("Bash", command=command))
     assert "abcdef1234567890" not in said
     assert "[REDACTED]" in said
+
+
+def test_paths_under_the_process_cwd_are_relative_as_of_the_latest_narration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from monologue_template.tools import note_process_cwd
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    monkeypatch.chdir(first)
+    note_process_cwd()
+    assert tell(done("Read", "x", file_path=f"{first}/pkg/mod.py")) == "I read pkg/mod.py."
+    monkeypatch.chdir(second)
+    note_process_cwd()  # what the narrate hook does at each narration
+    assert tell(done("Read", "x", file_path=f"{second}/notes/util.txt")) == "I read notes/util.txt."
+    second.rmdir()  # the process's folder removed under it: paths are said in full
+    note_process_cwd()
+    said = tell(done("Read", "x", file_path=f"{second}/notes/util.txt"))
+    assert said != "I read notes/util.txt."
+    assert "util.txt" in said
