@@ -48,3 +48,22 @@ def test_mock_narrator_default_text(monologue_plugins, mock_narrator):
     with monologue_plugins.session("a") as s:
         s.text("x")
     assert list(s.history) == ["Same every time."]
+
+
+def test_narrative_of_finds_events_covered_by_a_digests_range(monologue_plugins):
+    from monologue import hookimpl
+    from monologue.events import Event
+
+    class WaitsUntilTheEnd:
+        @hookimpl
+        def narrate(self, events, reason):
+            return "All done." if reason == "final" else "..."
+
+    monologue_plugins.register(WaitsUntilTheEnd(), "waits")
+    # Past 4,096 folded events the final narrative lists only the newest ids, and a range.
+    events = [Event(type="text", data={"text": f"step {n}"}) for n in range(4_200)]
+    replayed = monologue_plugins.replay(events, narrator="waits", buffer_cap=20)
+    (narrative,) = replayed.narratives
+    assert replayed.events[0].id not in narrative.data["covers"]
+    assert narrative.data["covers_range"][0] == replayed.events[0].id
+    assert all(replayed.narrative_of(event) == "All done." for event in replayed.events)

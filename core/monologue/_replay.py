@@ -55,9 +55,10 @@ def renamed(problem: RecordingError, read: Path, name: Path) -> str:
 class SessionTimes:
     """The recorded time of a session's events, to date what narration says about them.
 
-    A narrative is dated by the last event it covers, in the recorded session's own time;
-    one covering nothing known, and a suppression, by the last event before it. Live
-    narratives are delivered later, on the wall clock: a replay must not mix the two.
+    A narrative is dated by the last event it covers (listed, or the end of its
+    ``covers_range``), in the recorded session's own time; one covering nothing known, and
+    a suppression, by the last event before it. Live narratives are delivered later, on the
+    wall clock: a replay must not mix the two.
     """
 
     def __init__(self) -> None:
@@ -75,10 +76,15 @@ class SessionTimes:
 
     def of(self, narration: Event) -> datetime:
         covers = narration.data.get("covers")
-        if isinstance(covers, list):
-            for event_id in reversed(covers):
-                if isinstance(event_id, str) and event_id in self._by_id:
-                    return self._by_id[event_id]
+        span = narration.data.get("covers_range")
+        # Folded events are older than the listed ones: the range's end comes last.
+        newest_first = [
+            *(reversed(covers) if isinstance(covers, list) else ()),
+            *(span[-1:] if isinstance(span, list) else ()),
+        ]
+        for event_id in newest_first:
+            if isinstance(event_id, str) and event_id in self._by_id:
+                return self._by_id[event_id]
         return self.last or narration.ts
 
 

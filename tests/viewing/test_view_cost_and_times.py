@@ -113,6 +113,36 @@ def test_narration_is_shown_at_the_recorded_time_of_what_it_covers(
     assert [datetime.fromisoformat(n["ts"]) for n in shown] == covered_ts
 
 
+def test_a_narrative_of_a_large_digest_is_dated_by_the_end_of_its_range(
+    run_cli: Cli, tmp_path: Path
+) -> None:
+    header = RecordingHeader(session_id="S1", agent="coder", started_at=THEN)
+    calls = [
+        Event(
+            type="tool_call",
+            session_id="S1",
+            agent="coder",
+            data={"tool_name": "Read", "tool_use_id": f"t{n}", "input": {"file_path": "a.py"}},
+            ts=THEN + timedelta(minutes=n),
+        )
+        for n in range(3)
+    ]
+    # Folded past the id limit: no ids listed, the range stands for them.
+    data = {"text": "I read a.py 3 times.", "narrator": "template", "reason": "final", "covers": []}
+    narrative = Event(
+        type="narrative",
+        session_id="S1",
+        agent="coder",
+        data={**data, "covers_range": [calls[0].id, calls[1].id]},
+    )
+    lines = [header.to_json(), *(e.to_json() for e in [*calls, narrative])]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    logged = [json.loads(line) for line in run_cli("log", "--json", str(path)).stdout.splitlines()]
+    (shown,) = [line for line in logged if line["kind"] == "narrative"]
+    assert datetime.fromisoformat(shown["ts"]) == calls[1].ts
+
+
 def test_record_says_which_session_and_where(
     run_cli: Cli, tmp_path: Path, record_dir: Path
 ) -> None:

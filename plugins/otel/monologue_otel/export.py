@@ -137,6 +137,9 @@ def _attributes(session: Session, narrative: Event) -> dict[str, Any]:
         "gen_ai.agent.name": narrative.agent or session.agent,
         "gen_ai.conversation.id": session.id,
     }
+    if data.get("covers_range"):
+        # More folded events than a narrative lists: every narrated event in this id range.
+        attributes["monologue.narrative.covers_range"] = list(data["covers_range"])
     if data.get("model"):
         attributes["gen_ai.response.model"] = data["model"]
     usage = data.get("usage") or {}

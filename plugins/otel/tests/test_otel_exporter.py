@@ -115,3 +115,25 @@ def test_without_the_sdk_a_warning_says_what_to_install(
         assert not EXPORTER.narrating(session)
     assert "install monologue-otel[exporter]" in caplog.text
     assert collector.spans == []
+
+
+def test_a_narrative_of_a_large_digest_exports_its_id_range(
+    monologue_plugins: PluginSandbox, collector: Collector
+) -> None:
+    # Past 4,096 folded events a narrative names their id range instead of every id.
+    from monologue import hookimpl
+
+    class WaitsUntilTheEnd:
+        @hookimpl
+        def narrate(self, events: list[Event], reason: str) -> str:
+            return f"All {len(events)} done." if reason == "final" else "..."
+
+    monologue_plugins.load("otel")
+    monologue_plugins.register(WaitsUntilTheEnd(), "waits")
+    with monologue_plugins.session("coder", narrator="waits", buffer_cap=20) as s:
+        emitted = [s.text(f"e{n}").id for n in range(4_200)]
+    ((_, attrs),) = collector.span_events(EVENT_NAME)
+    first, last = attrs["monologue.narrative.covers_range"]
+    assert first == emitted[0]
+    assert emitted.index(last) >= 4_096
+    assert len(attrs["monologue.narrative.covers"]) <= 20
