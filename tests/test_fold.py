@@ -126,3 +126,17 @@ def test_a_fold_followed_by_a_newer_one_keeps_order_ids_and_totals() -> None:
     assert data["commands"] == ["pytest -q tests/"]
     assert Fold().then(older) is older
     assert older.then(Fold()) is older
+
+
+def test_the_folds_own_fields_are_the_payloads_fields() -> None:
+    # The fold keeps EventsFoldedData's fields as plain attributes (cheap to update per
+    # event); a field added to one and not the other would be lost or left at its default.
+    from dataclasses import fields
+
+    from monologue.events import EventsFoldedData
+
+    kept = {f.name for f in fields(Fold().data)}
+    assert kept == set(EventsFoldedData.model_fields) - {"text"}
+    fold = Fold()
+    fold.add(call("Bash", "t1", command="make"))
+    assert set(fold.as_event().data) == set(EventsFoldedData.model_fields)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from .digest import as_text, truncate
+from .digest import COMMAND_KEYS, PATH_KEYS, as_text, truncate
 from .events import FOLDED_TYPE, Event, EventsFoldedData
 from .redact import redact
 
@@ -36,8 +36,6 @@ KIND_LIMIT = 32
 """Distinct tools and event types counted by name; the rest count as ``other``."""
 TEXT_LIMIT = 160
 
-_PATH_KEYS = ("file_path", "path", "notebook_path")
-_COMMAND_KEYS = ("command", "cmd")
 
 __all__ = ["Fold", "covered", "event_count"]
 
@@ -103,8 +101,8 @@ class Fold:
         if event.type == "tool_call":
             _bump(data.tools, str(payload.get("tool_name")))
             tool_input = payload.get("input") or {}
-            self._touch(tool_input, _PATH_KEYS, self._files, data.files, "files")
-            self._touch(tool_input, _COMMAND_KEYS, self._commands, data.commands, "commands")
+            self._touch(tool_input, PATH_KEYS, self._files, data.files, "files")
+            self._touch(tool_input, COMMAND_KEYS, self._commands, data.commands, "commands")
         elif (event.type == "tool_result" and payload.get("is_error")) or event.type == "error":
             data.errors += 1
             if len(data.error_samples) < ERROR_LIMIT:
@@ -153,7 +151,8 @@ class Fold:
             commands=redact(tally.commands),
             error_samples=redact(tally.error_samples),
         )
-        data = EventsFoldedData(**values)
+        # Built here from typed fields, and dumped at once: nothing to validate.
+        data = EventsFoldedData.model_construct(**values)
         data.text = describe(data)
         return Event.trusted(
             FOLDED_TYPE, data.model_dump(), session_id=self._session_id, agent=self._agent

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from .events import Event
 
 __all__ = [
+    "COMMAND_KEYS",
+    "PATH_KEYS",
     "SALIENT_KEYS",
     "EventDigest",
     "as_text",
@@ -49,12 +51,13 @@ _DECLINED = (
 _INTERRUPTED = "[Request interrupted by user"
 _JOB_TOOLS = frozenset({"TaskOutput", "BashOutput", "AgentOutputTool"})
 
+PATH_KEYS = ("file_path", "path", "notebook_path")
+"""Tool input keys that name the file a call is about."""
+COMMAND_KEYS = ("command", "cmd")
+"""Tool input keys that hold the command a call runs."""
 SALIENT_KEYS = (
-    "file_path",
-    "path",
-    "notebook_path",
-    "command",
-    "cmd",
+    *PATH_KEYS,
+    *COMMAND_KEYS,
     "pattern",
     "query",
     "url",

@@ -137,15 +137,18 @@ class Replayed:
     def narrative_of(self, event: Event) -> str | None:
         """The text of the narrative that covers ``event`` (``None``: none does), by its
         ``covers`` ids or, for a large digest, its ``covers_range``."""
-        where = {dispatched.id: n for n, dispatched in enumerate(self.events)}
         for narrative in self.narratives:
             if event.id in narrative.data["covers"]:
                 return str(narrative.data["text"])
-            span = narrative.data.get("covers_range")
-            if isinstance(span, list) and len(span) == 2:
-                first, last = where.get(span[0], -1), where.get(span[1], -1)
-                if 0 <= first <= where.get(event.id, -1) <= last:
-                    return str(narrative.data["text"])
+        ranged = [n for n in self.narratives if len(n.data.get("covers_range") or ()) == 2]
+        if not ranged:
+            return None
+        where = {dispatched.id: n for n, dispatched in enumerate(self.events)}
+        at = where.get(event.id, -1)
+        for narrative in ranged:
+            first, last = (where.get(end, -1) for end in narrative.data["covers_range"])
+            if 0 <= first <= at <= last:
+                return str(narrative.data["text"])
         return None
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
-from monologue.lines import MAX_LINE_BYTES
+from monologue.lines import MAX_LINE_BYTES, parse_lines
 
 from .parsers import (
     LineParser,
@@ -154,20 +154,15 @@ class ClaudeFile:
             if subagents:
                 yield from merged_events(self.path, parser, subagents)
                 return
+        if not self.array:
+            yield from parse_lines(self.path, parser, self.max_line_bytes)
+            return
         try:
             handle = self.path.open("rb")
         except OSError as exc:
             raise parser.error(None, f"cannot read: {exc.strerror or exc}") from None
         with handle:
-            if self.array:
-                yield from _array_events(handle, parser)
-                return
-            lineno = 0
-            while line := handle.readline(self.max_line_bytes + 2):
-                # A line cut at the limit fails the size check in feed(), so the
-                # rest of it is never read.
-                lineno += 1
-                yield from parser.feed(line, lineno)
+            yield from _array_events(handle, parser)
 
 
 def _array_events(handle: IO[bytes], parser: LineParser) -> Iterator[Event]:

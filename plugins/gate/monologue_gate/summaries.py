@@ -17,13 +17,12 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from monologue.digest import as_text, truncate
+from monologue.digest import PATH_KEYS, as_text, truncate
 from monologue.events import Event
 from monologue.files import write_atomically
 from monologue.redact import redact
 
 REF_PREFIX = "sum-"
-FILE_KEYS = ("file_path", "path", "notebook_path")
 MAX_FILES = 8
 MAX_COUNTED_FILES = 4096
 """Distinct files beyond the named ones counted exactly; past this, "over N more"."""
@@ -79,7 +78,7 @@ class SummaryFold:
         if event.type == "tool_call":
             self._tools[str(data.get("tool_name"))] += 1
             tool_input = data.get("input") or {}
-            for key in FILE_KEYS:
+            for key in PATH_KEYS:
                 if isinstance(tool_input.get(key), str):
                     self._file(tool_input[key])
         elif event.type == "error" or (event.type == "tool_result" and data.get("is_error")):

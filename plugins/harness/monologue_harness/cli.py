@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -77,6 +76,8 @@ def run(
         listener=None if as_json else display,
         cli_path=cli_path,
     )
+    import asyncio  # here, not at the top: `monologue --help` imports this module
+
     try:
         with display:
             summary = asyncio.run(task_harness.run())

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["offline_plan"]
+from monologue.digest import PATH_KEYS
 
-_PATH_KEYS = ("file_path", "path", "notebook_path")
+__all__ = ["offline_plan"]
 
 
 def _files(events: list[dict[str, Any]]) -> list[str]:
@@ -21,7 +21,7 @@ def _files(events: list[dict[str, Any]]) -> list[str]:
         tool_input = data.get("input") if isinstance(data, dict) else None
         if not isinstance(tool_input, dict):
             continue
-        for key in _PATH_KEYS:
+        for key in PATH_KEYS:
             value = tool_input.get(key)
             if isinstance(value, str) and value not in files:
                 files.append(value)
