@@ -1,10 +1,15 @@
 from __future__ import annotations
 
+import ast
 import json
+import os
 import subprocess
 import sys
+from importlib.metadata import entry_points
+from pathlib import Path
 
 import click
+import pytest
 from click.testing import CliRunner
 
 from monologue import __version__, hookimpl
@@ -19,19 +24,34 @@ def test_version():
     assert result.output.strip() == f"monologue, version {__version__}"
 
 
-def test_help_imports_no_heavy_dependency():
+def imported_by(args: list[str], cache: Path) -> tuple[str, set[str]]:
+    """What ``monologue ARGS`` prints, and the top-level modules it imported."""
     code = (
         "import sys\n"
         "from monologue.cli import main\n"
-        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))"
+        f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules}))"
     )
+    env = {**os.environ, "MONOLOGUE_CACHE_DIR": str(cache), "MONOLOGUE_NO_CONFIG_FILE": "1"}
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
     )
     assert result.returncode == 0, result.stderr
-    assert "Narrate what AI agents do" in result.stdout
-    assert result.stdout.strip().splitlines()[-1] == "[]"
+    *shown, modules = result.stdout.strip().splitlines()
+    return "\n".join(shown), set(ast.literal_eval(modules))
+
+
+@pytest.mark.parametrize("args", [["--help"], ["plugins"], ["plugins", "--json"]])
+def test_help_and_plugins_import_no_plugin_and_no_heavy_dependency(args, tmp_path):
+    first, _ = imported_by(args, tmp_path)  # builds the plugin index, importing plugins
+    shown, modules = imported_by(args, tmp_path)
+    assert shown == first
+    assert not modules & set(HEAVY)
+    assert not {m for m in modules if m.startswith("monologue_")}
+    if args == ["--help"]:
+        assert "Narrate what AI agents do" in shown
+        for name in entry_points(group="monologue"):
+            assert f"from {name.name}" not in shown  # listed by name, with their own help
 
 
 def test_plugins_lists_registered_plugins(monologue_plugins):

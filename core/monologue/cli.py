@@ -7,6 +7,7 @@ their heavy imports inside functions, so ``monologue --help`` stays fast.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import sys
@@ -17,12 +18,14 @@ import click
 from . import __version__
 
 if TYPE_CHECKING:
+    from ._plugin_index import PluginIndex
     from .plugins import MonologuePluginManager
 
 __all__ = [
     "cli",
     "load_plugins",
     "main",
+    "print_json",
 ]
 
 log = logging.getLogger("monologue")
@@ -66,8 +69,32 @@ def load_plugins() -> MonologuePluginManager:
         raise click.ClickException(str(exc)) from None
 
 
+@functools.cache
+def _plugin_index() -> PluginIndex | None:
+    """The cached description of the installed plugins, when it may stand for loading them:
+    not once a plugin manager is in use (a test's, say), nor in strict mode (a failing plugin
+    must then be an error). A plugin that failed to load is reported as a load would."""
+    from .plugins import active_plugin_manager, allowed_by, failure_message, is_strict
+
+    if active_plugin_manager() is not None or is_strict():
+        return None
+    from ._plugin_index import plugin_index
+
+    index = plugin_index()
+    allowed = allowed_by()
+    for row in index["rows"]:
+        if row["status"] == "failed" and allowed(row["name"], row["distribution"]):
+            log.warning(failure_message(row["name"], row["distribution"], row["error"]))
+    dists = {row["name"]: row["distribution"] for row in index["rows"]}
+    for plugin, error in index["command_errors"].items():
+        if allowed(plugin, dists.get(plugin)):
+            log.error("plugin %r raised in register_commands: %s", plugin, error)
+    return index
+
+
 class MonologueGroup(click.Group):
-    """A click group that asks plugins for their subcommands the first time it needs them."""
+    """A click group whose plugin commands are listed from the plugin index, and loaded (by
+    asking plugins through ``register_commands``) only when one of them runs."""
 
     _plugins_loaded = False
 
@@ -77,9 +104,29 @@ class MonologueGroup(click.Group):
         self._plugins_loaded = True
         load_plugins().hooks.register_commands(self)
 
+    def _indexed(self) -> dict[str, str] | None:
+        """Plugin commands not loaded yet, with their one-line help, from the index."""
+        if self._plugins_loaded:
+            return None
+        index = _plugin_index()
+        if index is None:
+            return None
+        from .plugins import allowed_by
+
+        allowed = allowed_by()
+        dists = {row["name"]: row["distribution"] for row in index["rows"]}
+        return {
+            name: command["help"]
+            for name, command in index["commands"].items()
+            if allowed(command["plugin"], dists.get(command["plugin"]))
+        }
+
     def list_commands(self, ctx: click.Context) -> list[str]:
-        self._load_plugin_commands()
-        return super().list_commands(ctx)
+        indexed = self._indexed()
+        if indexed is None:
+            self._load_plugin_commands()
+            return super().list_commands(ctx)
+        return sorted({*self.commands, *indexed})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         found = super().get_command(ctx, cmd_name)
@@ -87,6 +134,24 @@ class MonologueGroup(click.Group):
             return found
         self._load_plugin_commands()
         return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        indexed = self._indexed()
+        if indexed is None:
+            super().format_commands(ctx, formatter)
+            return
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            command = self.commands.get(name)
+            if command is not None:
+                if not command.hidden:
+                    rows.append((name, command.get_short_help_str(limit)))
+            else:
+                rows.append((name, click.utils.make_default_short_help(indexed[name], limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 @click.group(cls=MonologueGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -110,36 +175,64 @@ def cli(verbose: bool) -> None:
     configure_logging(verbose)
 
 
+def _plugin_rows() -> tuple[list[dict[str, Any]], list[str]]:
+    """Every plugin as ``plugins --json`` shows it, and the names of the known hooks."""
+    index = _plugin_index()
+    if index is None:
+        manager = load_plugins()
+        rows = [row.model_dump(mode="json") for row in manager.plugin_infos()]
+        return rows, manager._spec_names()
+    from .plugins import allowed_by
+
+    allowed = allowed_by()
+    return [row for row in index["rows"] if allowed(row["name"], row["distribution"])], index[
+        "hooks"
+    ]
+
+
 @cli.command("plugins")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON array of plugins.")
+@click.option("--nl", "as_lines", is_flag=True, help="Print one JSON object per line.")
 @click.option("--hook", "hook", metavar="NAME", help="Only plugins implementing this hook.")
-def plugins_command(as_json: bool, hook: str | None) -> None:
+def plugins_command(as_json: bool, as_lines: bool, hook: str | None) -> None:
     """List plugins: name, distribution, version, hooks and status.
 
     A plugin that failed to load is listed with its error; set MONOLOGUE_STRICT_PLUGINS=1 to
     make such a failure fatal.
     """
-    manager = load_plugins()
-    if hook is not None and not hasattr(manager.hook, hook):
+    every, hooks = _plugin_rows()
+    if hook is not None and hook not in hooks:
         raise click.BadParameter(f"no hook named {hook!r}", param_hint="--hook")
-    rows = [row for row in manager.plugin_infos() if hook is None or hook in row.hooks]
-    if as_json:
-        click.echo(json.dumps([row.model_dump(mode="json") for row in rows], indent=2))
+    rows = [row for row in every if hook is None or hook in row["hooks"]]
+    if as_json or as_lines:
+        print_json(rows, as_lines)
         return
     if not rows:
         click.echo("no plugins" + (f" implement {hook}" if hook else " are installed"))
         return
     for row in rows:
-        dist = f"{row.distribution or '-'} {row.version or ''}".strip()
-        if row.status == "loaded":
-            click.echo(f"{row.name:<12} {dist:<28} loaded   {', '.join(row.hooks)}")
+        dist = f"{row['distribution'] or '-'} {row['version'] or ''}".strip()
+        if row["status"] == "loaded":
+            click.echo(f"{row['name']:<12} {dist:<28} loaded   {', '.join(row['hooks'])}")
         else:
-            click.echo(f"{row.name:<12} {dist:<28} FAILED   {row.error}")
+            click.echo(f"{row['name']:<12} {dist:<28} FAILED   {row['error']}")
+
+
+def print_json(value: Any, as_lines: bool = False) -> None:
+    """``--json``: one JSON document (an array or an object); ``--nl``: one JSON object per
+    line (the array's items, or the object's ``{"key": ..., **value}`` rows)."""
+    if not as_lines:
+        click.echo(json.dumps(value, indent=2, default=str))
+        return
+    items = value if isinstance(value, list) else [{"key": k, **v} for k, v in value.items()]
+    for item in items:
+        click.echo(json.dumps(item, default=str))
 
 
 @cli.command("config")
 @click.option("--json", "as_json", is_flag=True, help="Print the settings as one JSON object.")
-def config_command(as_json: bool) -> None:
+@click.option("--nl", "as_lines", is_flag=True, help="Print one JSON object per setting.")
+def config_command(as_json: bool, as_lines: bool) -> None:
     """Show the effective configuration and where each value comes from.
 
     Plugin settings are listed after the core's, each with the plugin that reads it. A bad
@@ -153,13 +246,13 @@ def config_command(as_json: bool) -> None:
     except ConfigError as exc:
         click.echo(f"monologue: {exc}", err=True)
         raise SystemExit(2) from None
-    if as_json:
+    if as_json or as_lines:
         shown = {
             row.key: {"value": row.value, "source": row.source}
             | ({"plugin": row.plugin} if row.plugin else {})
             for row in rows
         }
-        click.echo(json.dumps(shown, default=str))
+        print_json(shown, as_lines)
         return
     width = max(len(row.key) for row in rows)
     for row in rows:

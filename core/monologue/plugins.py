@@ -14,10 +14,9 @@ import logging
 import os
 import threading
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -27,6 +26,8 @@ from ._markers import PROJECT_NAME
 from .errors import PluginLoadError
 
 if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
     from ._hooks import Hooks
     from ._listing import PluginInfo
 
@@ -35,7 +36,11 @@ __all__ = [
     "MonologuePluginManager",
     "PluginFailure",
     "PluginWarning",
+    "active_plugin_manager",
+    "allowed_by",
+    "failure_message",
     "get_plugin_manager",
+    "is_strict",
     "use_plugin_manager",
 ]
 
@@ -67,6 +72,31 @@ def _canonical(name: str) -> str:
 
 def _is_true(value: str | None) -> bool:
     return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def failure_message(name: str, dist: str | None, error: str) -> str:
+    """The one line that says a plugin was skipped."""
+    return f"monologue plugin {name!r} ({dist or name}) failed to load: {error}"
+
+
+def is_strict(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether ``MONOLOGUE_STRICT_PLUGINS`` makes a plugin that fails to load fatal."""
+    return _is_true((os.environ if environ is None else environ).get("MONOLOGUE_STRICT_PLUGINS"))
+
+
+def allowed_by(environ: Mapping[str, str] | None = None) -> Callable[[str, str | None], bool]:
+    """Whether the environment's allow- and block-lists let plugin ``(name, distribution)``
+    load."""
+    environ = os.environ if environ is None else environ
+    allow = environ.get("MONOLOGUE_LOAD_PLUGINS")
+    allowed = _names(allow) if allow is not None else None
+    blocked = _names(environ.get("MONOLOGUE_DISABLE_PLUGINS", ""))
+
+    def check(name: str, dist: str | None) -> bool:
+        keys = {_canonical(dist or name), _canonical(name)}
+        return (allowed is None or bool(keys & allowed)) and not keys & blocked
+
+    return check
 
 
 class MonologuePluginManager(pluggy.PluginManager):
@@ -133,15 +163,12 @@ class MonologuePluginManager(pluggy.PluginManager):
 
     def load_entrypoints(self, environ: Mapping[str, str] | None = None) -> None:
         """Load every plugin of the ``monologue`` group the environment allows."""
-        environ = os.environ if environ is None else environ
-        allow = environ.get("MONOLOGUE_LOAD_PLUGINS")
-        allowed = _names(allow) if allow is not None else None
-        blocked = _names(environ.get("MONOLOGUE_DISABLE_PLUGINS", ""))
-        strict = _is_true(environ.get("MONOLOGUE_STRICT_PLUGINS"))
+        from importlib.metadata import entry_points
+
+        allowed = allowed_by(environ)
+        strict = is_strict(environ)
         for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-            dist = ep.dist.name if ep.dist else ep.name
-            keys = {_canonical(dist), _canonical(ep.name)}
-            if (allowed is not None and not keys & allowed) or keys & blocked:
+            if not allowed(ep.name, ep.dist.name if ep.dist else None):
                 continue
             if self.has_plugin(ep.name) or ep.name in self.failures:
                 continue
@@ -154,7 +181,7 @@ class MonologuePluginManager(pluggy.PluginManager):
             self.register(plugin, name=ep.name)
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
-            message = f"monologue plugin {ep.name!r} ({dist[0]}) failed to load: {error}"
+            message = failure_message(ep.name, dist[0], error)
             if strict:
                 raise PluginLoadError(
                     f"{message} (MONOLOGUE_STRICT_PLUGINS is set, so this is fatal)"
@@ -209,6 +236,11 @@ def get_plugin_manager() -> MonologuePluginManager:
                 manager = MonologuePluginManager()
                 manager.load_entrypoints()
                 _active = manager
+    return _active
+
+
+def active_plugin_manager() -> MonologuePluginManager | None:
+    """The plugin manager in use, or ``None`` while nothing has loaded one."""
     return _active
 
 

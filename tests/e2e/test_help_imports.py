@@ -1,10 +1,13 @@
-"""`monologue --help` with every first-party plugin installed (the e2e environment) loads each
-plugin's entry module and none of the heavy libraries: plugins import them when used."""
+"""`monologue --help` and `monologue plugins` with every first-party plugin installed (the e2e
+environment) import no plugin module and none of the heavy libraries: the first run indexes
+the plugins (core/monologue/_plugin_index.py), later runs read the index."""
 
 from __future__ import annotations
 
+import ast
 import sys
 from importlib.metadata import entry_points
+from pathlib import Path
 
 import pytest
 from e2e_support import run_command
@@ -31,14 +34,29 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def test_help_with_every_plugin_imports_no_heavy_library(env: dict[str, str]) -> None:
+@pytest.mark.parametrize("args", [["--help"], ["plugins"]])
+def test_help_and_plugins_with_every_plugin_import_no_plugin_module(
+    args: list[str], env: dict[str, str], tmp_path: Path
+) -> None:
     code = (
         "import sys\n"
         "from monologue.cli import main\n"
-        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-        "print(sorted({m.split('.')[0] for m in sys.modules} & set(sys.argv[1:])))"
+        f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules}))"
     )
-    done = run_command([sys.executable, "-c", code, *HEAVY], env, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert "Commands:" in done.stdout
-    assert done.stdout.strip().splitlines()[-1] == "[]"
+    env = {**env, "MONOLOGUE_CACHE_DIR": str(tmp_path / "cache")}
+    cold = run_command([sys.executable, "-c", code], env, timeout=60)
+    assert cold.returncode == 0, cold.stderr
+    warm = run_command([sys.executable, "-c", code], env, timeout=60)
+    assert warm.returncode == 0, warm.stderr
+    *shown, modules = warm.stdout.strip().splitlines()
+    assert shown == cold.stdout.strip().splitlines()[:-1]
+    imported = set(ast.literal_eval(modules))
+    assert not imported & set(HEAVY)
+    assert not {name for name in imported if name.startswith("monologue_")}
+    if args == ["--help"]:
+        assert "Commands:" in shown
+        for command in ("serve", "skills", "tasks", "harness", "sessions"):
+            assert any(line.strip().startswith(command + " ") for line in shown), command
+    else:
+        assert len([line for line in shown if " loaded " in line]) >= 10
