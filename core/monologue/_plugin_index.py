@@ -139,7 +139,7 @@ def build(manager: MonologuePluginManager, key: list[Any]) -> PluginIndex:
         "files": files,
         "commands": commands,
         "command_errors": command_errors,
-        "hooks": sorted(manager._spec_names()),
+        "hooks": sorted(manager.spec_names()),
     }
 
 

@@ -184,6 +184,8 @@ class Driver:
     """The session's time a paced replay has reached."""
     _wait_turns: bool = field(default=False, init=False)
     """Wait for each narration turn before the next event (instant replays)."""
+    _dated: bool = field(default=True, init=False)
+    """Whether narratives will be shown, so the events' times are needed to date them."""
 
     def __post_init__(self) -> None:
         if self.speed < 0:
@@ -264,6 +266,7 @@ class Driver:
         session.subscribe(self._narrated)
         session.start()
         self._wait_turns = session.narrator is not None and not self.speed
+        self._dated = session.narrator is not None or self.recorded
         return session
 
     def _dispatch(self, session: Session, event: Event) -> None:
@@ -281,7 +284,8 @@ class Driver:
             else:
                 self.view.event(event)
             return
-        self._times.saw(event)
+        if self._dated:
+            self._times.saw(event)
         # Shown as dispatched: the main agent's events get the session's agent name.
         self.view.event(session.dispatch(event))
         if self._wait_turns:

@@ -181,7 +181,7 @@ def _plugin_rows() -> tuple[list[dict[str, Any]], list[str]]:
     if index is None:
         manager = load_plugins()
         rows = [row.model_dump(mode="json") for row in manager.plugin_infos()]
-        return rows, manager._spec_names()
+        return rows, manager.spec_names()
     from .plugins import allowed_by
 
     allowed = allowed_by()

@@ -133,7 +133,7 @@ class MonologuePluginManager(pluggy.PluginManager):
             self.unregister(plugin)
             raise PluginLoadError(
                 f"plugin {registered!r} implements unknown hook(s) {', '.join(sorted(unknown))}; "
-                f"known hooks: {', '.join(sorted(self._spec_names()))}"
+                f"known hooks: {', '.join(sorted(self.spec_names()))}"
             )
         wrappers = [
             caller.name
@@ -158,7 +158,8 @@ class MonologuePluginManager(pluggy.PluginManager):
         self.generation += 1
         return removed
 
-    def _spec_names(self) -> list[str]:
+    def spec_names(self) -> list[str]:
+        """The names of every hook with a specification (the core's and plugins')."""
         return [n for n, caller in vars(self.hook).items() if caller.has_spec()]
 
     def load_entrypoints(self, environ: Mapping[str, str] | None = None) -> None:
