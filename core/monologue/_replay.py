@@ -88,6 +88,10 @@ class SessionTimes:
         return self.last or narration.ts
 
 
+_OWN_KEYS: Final = frozenset({"result", "is_error"})
+"""What ``Session.close`` writes into a completion itself."""
+
+
 class RecordedFailure(Exception):
     """Stands for the failure a recorded session ended with, when its replay ends."""
 
@@ -205,13 +209,19 @@ class Driver:
         else:
             self._dispatch(session, event)
 
-    def close(self) -> None:
-        """End the session (final narration included), with the held completion's result."""
+    def close(self, skipped_lines: int = 0, stopped: bool = False) -> None:
+        """End the session (final narration included), with the held completion's result.
+
+        The completion says how the run ended (``data["ending"]``): as the recorded one
+        says, else ``failed`` or ``completed``; ``cut_off`` when the source has no
+        completion or reading ``stopped`` early. ``skipped_lines`` counts the bad lines
+        passed over."""
         session, held = self.session, self.held
         if session is None:
             return
         result: Any = None
         failure: RecordedFailure | None = None
+        details: dict[str, Any] = {"ending": "cut_off"}
         if held is not None:
             shown = held if held.agent else held.model_copy(update={"agent": session.agent})
             self.view.event(shown)
@@ -219,7 +229,13 @@ class Driver:
             result = held.data.get("result")
             if held.data.get("is_error"):
                 failure = RecordedFailure(str(result or "the recorded run failed"))
-        session.close(result=result, error=failure)
+            details = {key: v for key, v in held.data.items() if key not in _OWN_KEYS}
+            if stopped:
+                details["ending"] = "cut_off"
+            else:
+                details.setdefault("ending", "failed" if failure else "completed")
+        details["skipped_lines"] = skipped_lines
+        session.close(result=result, error=failure, details=details)
         self._check_recorded(session)
 
     def summary(self, **fields: Any) -> ReplaySummary:
@@ -312,22 +328,23 @@ def replay(driver: Driver, source: Path | None = None, *, strict: bool = False) 
     skipped with a warning, or with ``strict`` ends the replay early. Bad input ends it with
     the problem in the summary, never with an exception; a narrator that cannot run raises
     :class:`~monologue.errors.NarratorUnavailable` before anything is shown."""
+    from .lines import skipping_bad_lines
+
     path = source or driver.path
     started = time.perf_counter()
     reader: str | None = None
     problem: str | None = None
     events: Any = ()
-    try:
-        events, reader = open_session(path, strict=strict, name=str(driver.path))
-        agent = getattr(events, "agent", None)
-        for event in events:
-            driver.feed(event, agent)
-    except RecordingError as exc:
-        problem = renamed(exc, path, driver.path)
-    finally:
-        driver.close()
+    with skipping_bad_lines(not strict) as skipped:
+        try:
+            events, reader = open_session(path, strict=strict, name=str(driver.path))
+            agent = getattr(events, "agent", None)
+            for event in events:
+                driver.feed(event, agent)
+        except RecordingError as exc:
+            problem = renamed(exc, path, driver.path)
+        finally:
+            lines = getattr(events, "skipped", 0) + skipped.count
+            driver.close(lines, stopped=problem is not None)
     duration = round(time.perf_counter() - started, 6)
-    skipped = getattr(events, "skipped", 0)
-    return driver.summary(
-        format=reader, problem=problem, duration_s=duration, skipped_lines=skipped
-    )
+    return driver.summary(format=reader, problem=problem, duration_s=duration, skipped_lines=lines)

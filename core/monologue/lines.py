@@ -5,7 +5,11 @@ reading a whole-JSON session file with errors that name the line or the JSON pat
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
@@ -17,12 +21,16 @@ __all__ = [
     "MAX_LINE_BYTES",
     "SNIFF_BYTES",
     "LineParser",
+    "SkippedLines",
     "json_line",
     "json_path",
     "load_json_document",
     "parse_lines",
+    "skipping_bad_lines",
     "sniff",
 ]
+
+log = logging.getLogger("monologue.recording")
 
 MAX_LINE_BYTES: Final = 8 << 20
 """Readers refuse longer lines: a damaged or hostile file must not make them load a huge line
@@ -119,11 +127,35 @@ def json_line(path: Path, line: bytes, lineno: int, max_line_bytes: int = MAX_LI
         raise RecordingError(path, lineno, "invalid JSON: nested too deeply") from None
 
 
+@dataclass
+class SkippedLines:
+    """How many bad lines :func:`parse_lines` skipped inside :func:`skipping_bad_lines`."""
+
+    count: int = 0
+
+
+_skipping: ContextVar[SkippedLines | None] = ContextVar("monologue_skipping", default=None)
+
+
+@contextmanager
+def skipping_bad_lines(skip: bool = True) -> Iterator[SkippedLines]:
+    """Inside the block (when ``skip``), :func:`parse_lines` skips a line its parser
+    refuses, with a warning naming it, and counts it, instead of raising: what ``monologue
+    replay`` does without ``--strict``, for every JSON-lines reader. Readers need not know."""
+    counter = SkippedLines()
+    token = _skipping.set(counter if skip else None)
+    try:
+        yield counter
+    finally:
+        _skipping.reset(token)
+
+
 def parse_lines(
     path: Path, parser: LineParser, max_line_bytes: int = MAX_LINE_BYTES
 ) -> Iterator[Event]:
     """Every event of a whole JSON-lines file, fed line by line to ``parser``: the way a
-    reader whose format can be followed (``line_parser``) reads it whole too."""
+    reader whose format can be followed (``line_parser``) reads it whole too. A line the
+    parser refuses raises, or inside :func:`skipping_bad_lines` is skipped and counted."""
     from .errors import RecordingError
 
     try:
@@ -136,4 +168,13 @@ def parse_lines(
         # is never read.
         while line := handle.readline(max_line_bytes + 2):
             lineno += 1
-            yield from parser.feed(line, lineno)
+            try:
+                events = parser.feed(line, lineno)
+            except RecordingError as exc:
+                skipped = _skipping.get()
+                if skipped is None:
+                    raise
+                skipped.count += 1
+                log.warning("%s; skipped (--strict makes this an error)", exc)
+                continue
+            yield from events
