@@ -11,6 +11,7 @@ import asyncio
 import logging
 import threading
 import time
+from collections.abc import Mapping
 from contextvars import ContextVar, Token
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, Self, cast
@@ -94,9 +95,16 @@ class Lifecycle:
         finally:
             _current.reset(self._tokens.pop())
 
-    def close(self, result: Any = None, error: BaseException | None = None) -> None:
-        """End the session: completion event, final narration (bounded), ``on_complete``."""
-        completion, deadline = self._begin_close(result, error)
+    def close(
+        self,
+        result: Any = None,
+        error: BaseException | None = None,
+        details: Mapping[str, Any] | None = None,
+    ) -> None:
+        """End the session: completion event, final narration (bounded), ``on_complete``.
+        ``details`` are added to the completion's data (a replay's ``ending`` and
+        ``skipped_lines``, say)."""
+        completion, deadline = self._begin_close(result, error, details)
         if completion is None:
             return
         try:
@@ -116,7 +124,9 @@ class Lifecycle:
         finally:
             self._end_close(completion)
 
-    def _begin_close(self, result: Any, error: BaseException | None) -> tuple[Event | None, float]:
+    def _begin_close(
+        self, result: Any, error: BaseException | None, details: Mapping[str, Any] | None = None
+    ) -> tuple[Event | None, float]:
         with self.lock:
             if self._status == "new":
                 self.start()
@@ -130,7 +140,7 @@ class Lifecycle:
             )
         completion = self.emit(
             "completion",
-            {"result": jsonable(result), "is_error": error is not None},
+            {**(details or {}), "result": jsonable(result), "is_error": error is not None},
         )
         deadline = time.monotonic() + self.config.final_wait_s
         with self.lock:
