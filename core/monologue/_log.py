@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import MonologueError, RecordingError
+
+if TYPE_CHECKING:
+    from .events import Event
 
 
 def resolve(target: str) -> Path:
@@ -30,6 +34,12 @@ def resolve(target: str) -> Path:
     raise MonologueError(f"{len(matches)} recorded sessions start with {target!r}: {names}...")
 
 
+def has_own_time(event: Event) -> bool:
+    """Whether the source gave the event its time (a reader leaves ``ts`` unset, to its
+    default of the reading's clock, when the format records none)."""
+    return "ts" in event.model_fields_set
+
+
 def print_log(path: Path, *, as_json: bool, strict: bool = False, name: Path | None = None) -> None:
     """Every event of the session at ``path`` (named ``name`` in messages), narratives
     highlighted, then what the narration cost; any format a reader knows.
@@ -51,8 +61,12 @@ def print_log(path: Path, *, as_json: bool, strict: bool = False, name: Path | N
     try:
         source, reader = open_session(path, strict=strict, name=str(name))
         if reader == OWN_FORMAT:
-            view.header(read_header(path))
+            header = read_header(path)
+            view.untimed = bool(header.meta.get("untimed"))
+            view.header(header)
         for event in source:
+            if reader != OWN_FORMAT and not times.last:
+                view.untimed = not has_own_time(event)
             if event.type not in NARRATION_TYPES:
                 times.saw(event)
                 view.event(event)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 import threading
 from datetime import datetime
-from typing import IO, TYPE_CHECKING, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Final, Literal
 
 import click
 from pydantic import BaseModel
@@ -41,10 +41,23 @@ def describe_event(event: Event) -> str:
     return f"{event.type} {summarize_data(event.type, event.data)}".rstrip()
 
 
+UNTIMED: Final = "--:--:--"
+"""Shown for the time of an event whose source recorded none (no invented clock)."""
+
+
 def describe_header(header: RecordingHeader) -> str:
-    started = header.started_at.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
-    text = f"session {header.session_id} of {header.agent}, started {started}"
-    return text + (f" {header.meta}" if header.meta else "")
+    """``session ID of AGENT, started WHEN``, then what the session replayed, if anything."""
+    meta = dict(header.meta)
+    text = f"session {header.session_id} of {header.agent}"
+    if meta.pop("untimed", False):
+        text += ", source without timestamps"
+    else:
+        text += f", started {header.started_at.astimezone().strftime('%Y-%m-%d %H:%M:%S %Z')}"
+    replayed, source = meta.pop("replay_of", None), meta.pop("source_format", None)
+    if replayed:
+        text += f"; replay of {replayed}" + (f" ({source})" if source else "")
+    extra = ", ".join(f"{key}: {value}" for key, value in meta.items())
+    return text + (f"; {extra}" if extra else "")
 
 
 def describe_summary(summary: ReplaySummary) -> str:
@@ -107,9 +120,15 @@ class HeaderLine(BaseModel):
 class TextView:
     """Plain lines through click (a pipe, a file)."""
 
+    untimed = False
+    """The source has no timestamps: times are shown as ``--:--:--``, not invented."""
+
     def __init__(self, show_events: bool = False) -> None:
         self.show_events = show_events
         self._lock = threading.Lock()
+
+    def _clock(self, ts: datetime) -> str:
+        return UNTIMED if self.untimed else clock(ts)
 
     def _echo(self, text: str, err: bool = False) -> None:
         with self._lock:
@@ -120,10 +139,10 @@ class TextView:
 
     def event(self, event: Event, at: datetime | None = None) -> None:
         if self.show_events:
-            self._echo(f"  {clock(at or event.ts)} {event.agent}  {describe_event(event)}")
+            self._echo(f"  {self._clock(at or event.ts)} {event.agent}  {describe_event(event)}")
 
     def narrative(self, narrative: Event, at: datetime) -> None:
-        self._echo(f"{clock(at)} {narrative.agent}: {narrative.text}")
+        self._echo(f"{self._clock(at)} {narrative.agent}: {narrative.text}")
 
     def summary(self, summary: ReplaySummary) -> None:
         self._echo(describe_summary(summary), err=True)
@@ -170,6 +189,9 @@ class JsonView(TextView):
 class RichView:
     """A terminal: colours, dimmed events, and a progress bar for long instant replays."""
 
+    untimed = False
+    """The source has no timestamps: times are shown as ``--:--:--``, not invented."""
+
     def __init__(
         self,
         show_events: bool = False,
@@ -208,7 +230,8 @@ class RichView:
         if self.show_events:
             from rich.text import Text
 
-            line = Text(f"  {clock(at or event.ts)} {event.agent}  {describe_event(event)}")
+            when = UNTIMED if self.untimed else clock(at or event.ts)
+            line = Text(f"  {when} {event.agent}  {describe_event(event)}")
             line.stylize("dim")
             self.console.print(line, overflow="ellipsis", no_wrap=True)
 
@@ -216,7 +239,11 @@ class RichView:
         from rich.text import Text
 
         line = Text.assemble(
-            (clock(at), "dim"), " ", (narrative.agent, "bold cyan"), " ", narrative.text
+            (UNTIMED if self.untimed else clock(at), "dim"),
+            " ",
+            (narrative.agent, "bold cyan"),
+            " ",
+            narrative.text,
         )
         self.console.print(line)
 

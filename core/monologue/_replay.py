@@ -176,6 +176,8 @@ class Driver:
     recorded: bool = False
     config: dict[str, Any] = field(default_factory=dict)
     """Session settings (the narrator, the preset, plugin settings...)."""
+    source_format: str | None = None
+    """Who read the source (``monologue``, or a reader plugin's name): kept in the meta."""
     max_gap_s: float = MAX_GAP_S
     sleep: Callable[[float], None] = time.sleep
     tally: Tally = field(default_factory=Tally, init=False)
@@ -276,9 +278,20 @@ class Driver:
         # A replay is the recorded session seen again and keeps its id (its events need no
         # rebinding copy), unless it is recorded itself: its file must not be the original's.
         session_id = None if record_setting(config) else first.session_id or None
-        session = Session(
-            agent, session_id=session_id, meta={"replay_of": str(self.path)}, config=config
-        )
+        meta: dict[str, Any] = {"replay_of": str(self.path)}
+        if self.source_format:
+            meta["source_format"] = self.source_format
+        timed = "ts" in first.model_fields_set
+        if not timed:
+            # The source records no times (its reader left them to the clock): say so, so
+            # that no viewer shows them as the session's timeline.
+            meta["untimed"] = True
+            if hasattr(self.view, "untimed"):
+                setattr(self.view, "untimed", True)  # noqa: B010 (not every view has it)
+        session = Session(agent, session_id=session_id, meta=meta, config=config)
+        if timed:
+            # A recording of the replay starts when the source did, not when it was replayed.
+            session.started_at = first.ts
         session.subscribe(self._narrated)
         session.start()
         self._wait_turns = session.narrator is not None and not self.speed
@@ -338,6 +351,7 @@ def replay(driver: Driver, source: Path | None = None, *, strict: bool = False) 
     with skipping_bad_lines(not strict) as skipped:
         try:
             events, reader = open_session(path, strict=strict, name=str(driver.path))
+            driver.source_format = reader
             agent = getattr(events, "agent", None)
             for event in events:
                 driver.feed(event, agent)

@@ -112,9 +112,13 @@ def test_a_replay_is_not_recorded_unless_asked(
 
     result = run_cli("replay", "--record", str(recording))
     [new] = set(record_dir.iterdir()) - before
-    header = json_lines(new)[0]
-    assert header["meta"] == {"replay_of": str(recording)}
+    header, *events = json_lines(new)
+    assert header["meta"] == {"replay_of": str(recording), "source_format": "monologue"}
     assert header["session_id"] != recording.stem
+    # The source's times are kept: the recording starts when the source did.
+    source_events = json_lines(recording)[1:]
+    assert header["started_at"] == source_events[0]["ts"]
+    assert events[0]["ts"] == source_events[0]["ts"]
     assert "not recorded" not in result.stderr
 
 
