@@ -177,7 +177,7 @@ class Session(Lifecycle, EventHelpers):
             return self
         self.hooks.register_event_types()
         self.narrator = self.hooks.resolve_narrator(self.config)
-        self.started_at = utcnow()
+        self.started_at = self.started_at or utcnow()  # a replay starts when its source did
         self._status = "active"
         _shutdown.track(self)
         self.hooks.session_start(self)
