@@ -190,6 +190,8 @@ class Driver:
     """The session's time a paced replay has reached."""
     _wait_turns: bool = field(default=False, init=False)
     """Wait for each narration turn before the next event (instant replays)."""
+    _last_type: str | None = field(default=None, init=False)
+    """The type of the last agent event dispatched (did the agent speak last?)."""
     _dated: bool = field(default=True, init=False)
     """Whether narratives will be shown, so the events' times are needed to date them."""
 
@@ -203,7 +205,8 @@ class Driver:
         if session is None:
             session = self.session = self._start(event, agent or event.agent or "agent")
         self.tally.count(event)
-        if self.held is not None:
+        if self.held is not None and event.type not in NARRATION_TYPES:
+            # Narration recorded after the completion is about it: the run may still end.
             held, self.held = self.held, None
             self._dispatch(session, held)
         if event.type == "completion":
@@ -215,15 +218,17 @@ class Driver:
         """End the session (final narration included), with the held completion's result.
 
         The completion says how the run ended (``data["ending"]``): as the recorded one
-        says, else ``failed`` or ``completed``; ``cut_off`` when the source has no
-        completion or reading ``stopped`` early. ``skipped_lines`` counts the bad lines
-        passed over."""
+        says, else ``failed`` or ``completed``. A source without a completion ends
+        ``cut_off`` when a tool call has no result or the agent did not speak last, else
+        ``completed``; reading ``stopped`` early is ``cut_off`` too. ``skipped_lines``
+        counts the bad lines passed over."""
         session, held = self.session, self.held
         if session is None:
             return
         result: Any = None
         failure: RecordedFailure | None = None
-        details: dict[str, Any] = {"ending": "cut_off"}
+        finished = not session.open_tool_calls and self._last_type in ("text", "completion")
+        details: dict[str, Any] = {"ending": "cut_off" if stopped or not finished else "completed"}
         if held is not None:
             shown = held if held.agent else held.model_copy(update={"agent": session.agent})
             self.view.event(shown)
@@ -313,6 +318,7 @@ class Driver:
             else:
                 self.view.event(event)
             return
+        self._last_type = event.type
         if self._dated:
             self._times.saw(event)
         # Shown as dispatched: the main agent's events get the session's agent name.

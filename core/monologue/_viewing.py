@@ -135,6 +135,20 @@ class Source:
         click.echo(f"monologue: waiting for input on {self.name} (Ctrl-C to stop)", err=True)
 
 
+def resolved(target: str) -> str:
+    """A path as given (``-`` too), else the recording of session ``target`` (or a unique
+    prefix of its id); what cannot be found fails, naming it."""
+    from ._log import resolve
+    from .errors import MonologueError
+
+    if target == "-":
+        return target
+    try:
+        return str(resolve(target))
+    except MonologueError as exc:
+        fail(str(exc))
+
+
 @contextmanager
 def opened(target: str) -> Iterator[Source]:
     """The session file, standard input (``-``) or FIFO ``target``; anything else fails,
@@ -193,7 +207,7 @@ def narrate(
 
 
 @click.command("replay")
-@SOURCE
+@click.argument("source", metavar="PATH|SESSION_ID")
 @click.option(
     "--speed",
     type=click.FloatRange(min=0),
@@ -213,7 +227,9 @@ def replay_command(
 ) -> None:
     """Narrate a recorded session: a monologue recording, or any format an installed
     reader plugin reads (Claude Code transcripts and stream-json with monologue-claude).
-    PATH may be - (standard input) or a FIFO: the stream is read to its end first.
+    PATH may be - (standard input) or a FIFO: the stream is read to its end first;
+    SESSION_ID (or a unique prefix of it, as `monologue sessions` lists them) is looked
+    up in the record directory.
 
     A bad line is skipped with a warning naming it; with --strict it ends the replay
     with exit 1, after narrating what came before.
@@ -221,7 +237,7 @@ def replay_command(
     from ._render import RichView
     from ._replay import Driver, replay
 
-    with opened(source) as where:
+    with opened(resolved(source)) as where:
 
         def run(view: View) -> ReplaySummary:
             if where.spool is not None:
@@ -315,17 +331,63 @@ def log_command(target: str, as_json: bool, strict: bool) -> None:
     SESSION_ID (or a unique prefix of it) is looked up in the record directory; - reads
     standard input. A bad line is skipped with a warning; with --strict it is an error.
     """
-    from ._log import print_log, resolve
+    from ._log import print_log
     from .errors import MonologueError
 
-    try:
-        path = target if target == "-" else str(resolve(target))
-    except MonologueError as exc:
-        fail(str(exc))
-    with opened(path) as where:
+    with opened(resolved(target)) as where:
         try:
             if where.spool is not None:
                 where.spool.read_all(None, where.waiting)
             print_log(where.path, as_json=as_json, strict=strict, name=where.name)
         except MonologueError as exc:
             fail(str(exc))
+
+
+@click.command("sessions")
+@click.option("-n", "--count", type=click.IntRange(min=1), help="Show at most this many.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON array of sessions.")
+@click.option("--nl", "as_lines", is_flag=True, help="Print one JSON object per session.")
+def sessions_command(count: int | None, as_json: bool, as_lines: bool) -> None:
+    """List the recorded sessions, the most recent first: id, title (the first prompt or
+    task), source format, events, narratives, duration and how each ended.
+
+    `monologue log ID` and `monologue replay ID` take an id from this list (or a unique
+    prefix of it). The sessions are those in the record directory (`monologue config`
+    shows it; -c record_dir=... or MONOLOGUE_RECORD_DIR changes it).
+    """
+    from ._catalog import list_sessions
+    from ._output import print_json
+    from .config import load_config
+    from .errors import ConfigError
+
+    try:
+        folder = load_config().resolved_record_dir()
+    except ConfigError as exc:
+        fail(str(exc), 2)
+    rows = list_sessions(folder, count)
+    if as_json or as_lines:
+        print_json([row.model_dump(mode="json") for row in rows], as_lines)
+        return
+    if not rows:
+        click.echo(f"no recorded sessions in {folder}", err=True)
+        return
+    for row in rows:
+        started = row.started_at.astimezone().strftime("%Y-%m-%d %H:%M") if row.started_at else "-"
+        click.echo(
+            f"{row.id}  {started:<16}  {row.source:<9} {row.events:>6} events "
+            f"{row.narratives:>5} narratives  {duration(row.duration_s):>7}  "
+            f"{row.status:<11} {row.title}"
+        )
+
+
+def duration(seconds: float | None) -> str:
+    """``4m12s``, ``1h03m``, ``0.4s``; ``-`` when unknown."""
+    if seconds is None:
+        return "-"
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m{secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"

@@ -8,7 +8,6 @@ their heavy imports inside functions, so ``monologue --help`` stays fast.
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import sys
 from typing import TYPE_CHECKING, Any
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from . import __version__
+from ._output import print_json
 
 if TYPE_CHECKING:
     from ._plugin_index import PluginIndex
@@ -25,7 +25,6 @@ __all__ = [
     "cli",
     "load_plugins",
     "main",
-    "print_json",
 ]
 
 log = logging.getLogger("monologue")
@@ -167,6 +166,7 @@ def cli(verbose: bool) -> None:
     \b
     Start with:
       monologue replay SESSION.jsonl     narrate a recorded or Claude Code session
+      monologue sessions                 what was recorded, the most recent first
       monologue plugins                  what is installed and loaded
 
     Configuration comes from [tool.monologue] in pyproject.toml or monologue.toml,
@@ -218,17 +218,6 @@ def plugins_command(as_json: bool, as_lines: bool, hook: str | None) -> None:
             click.echo(f"{row['name']:<12} {dist:<28} FAILED   {row['error']}")
 
 
-def print_json(value: Any, as_lines: bool = False) -> None:
-    """``--json``: one JSON document (an array or an object); ``--nl``: one JSON object per
-    line (the array's items, or the object's ``{"key": ..., **value}`` rows)."""
-    if not as_lines:
-        click.echo(json.dumps(value, indent=2, default=str))
-        return
-    items = value if isinstance(value, list) else [{"key": k, **v} for k, v in value.items()]
-    for item in items:
-        click.echo(json.dumps(item, default=str))
-
-
 @cli.command("config")
 @click.option("--json", "as_json", is_flag=True, help="Print the settings as one JSON object.")
 @click.option("--nl", "as_lines", is_flag=True, help="Print one JSON object per setting.")
@@ -263,9 +252,9 @@ def config_command(as_json: bool, as_lines: bool) -> None:
 def _add_viewing_commands() -> None:
     # Their module imports only click; what they run (rich, pydantic, the pipeline) is
     # imported when they run, so `monologue --help` stays fast.
-    from ._viewing import log_command, replay_command, watch_command
+    from ._viewing import log_command, replay_command, sessions_command, watch_command
 
-    for command in (replay_command, watch_command, log_command):
+    for command in (replay_command, watch_command, log_command, sessions_command):
         cli.add_command(command)
 
 
