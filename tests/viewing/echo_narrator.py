@@ -28,6 +28,12 @@ class EchoNarrator:
 
 
 if __name__ == "__main__":
+    import signal
+
+    # Started from a background job (`scripts/test &`, nohup, some CI runners), a process
+    # inherits SIGINT ignored; the tests' Ctrl-C must reach it as a user's would.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
     from monologue.cli import main
     from monologue.plugins import get_plugin_manager
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -64,16 +65,23 @@ def json_lines(path: Path) -> list[dict[str, Any]]:
 
 def narrated_subprocess(*args: str, stdin: int | None = None) -> subprocess.Popen[str]:
     """``monologue ARGS`` in a real process with no installed plugin loaded, narrated by the
-    echo narrator (``stdin``: ``subprocess.PIPE`` to write its standard input)."""
+    echo narrator (``stdin``: ``subprocess.PIPE`` to write its standard input).
+
+    Started with SIGINT ignored, as from a background job (``scripts/test &``): the child
+    sets it back to the default, so a test's Ctrl-C works however the suite was launched."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MONOLOGUE_")}
     env.update(
         {"MONOLOGUE_NO_CONFIG_FILE": "1", "PYTHONUNBUFFERED": "1", "MONOLOGUE_LOAD_PLUGINS": ""}
     )
-    return subprocess.Popen(
-        [sys.executable, str(HERE / "echo_narrator.py"), *args],
-        stdin=stdin,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return subprocess.Popen(
+            [sys.executable, str(HERE / "echo_narrator.py"), *args],
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
