@@ -197,9 +197,9 @@ def narrate(
         )
     chosen = config.narrator.strip().lower() != "auto"
     if summary.narrator is None and not (recorded or chosen) and summary.events:
+        # The session has warned that no narrator is installed, naming the package.
         click.echo(
-            "monologue: no narrator is installed (monologue-template is the offline one); "
-            "--recorded shows the narratives in the file, --show-events the events",
+            "monologue: --recorded shows the narratives in the file, --show-events the events",
             err=True,
         )
     if summary.problem:

@@ -304,8 +304,14 @@ def test_without_a_narrator_replay_says_how_to_see_something(
 
     result = run_cli("replay", str(path))
     assert result.exit_code == 0 and result.stdout == ""
-    assert "no narrator is installed" in result.stderr
-    assert "no narrator" not in run_cli("replay", "--narrator", "none", str(path)).stderr
+    assert (
+        "monologue: no narrator plugin is installed, so sessions are not narrated: "
+        "pip install monologue-default"
+    ) in result.stderr
+    assert "--recorded shows the narratives in the file" in result.stderr
+    again = run_cli("replay", str(path)).stderr
+    assert "no narrator plugin" not in again  # once
+    assert "--recorded" not in run_cli("replay", "--narrator", "none", str(path)).stderr
 
 
 def test_narrator_preset_and_settings_flags_reach_the_replayed_session(
