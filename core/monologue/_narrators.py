@@ -7,6 +7,8 @@ start with the plugin's own reason (``narrator_unavailable``).
 
 from __future__ import annotations
 
+import logging
+import weakref
 from typing import TYPE_CHECKING
 
 from .errors import NarratorUnavailable
@@ -19,6 +21,12 @@ if TYPE_CHECKING:
     from .events import Event
 
 NO_NARRATOR = frozenset({"none", "off"})
+DEFAULT_SET = "monologue-default"
+"""The distribution that installs the default plugin set, the offline narrator included."""
+
+log = logging.getLogger("monologue.narration")
+_warned: weakref.WeakSet[Hooks] = weakref.WeakSet()
+"""The plugin sets already warned about (a process has one, a test suite many)."""
 
 
 def names(hooks: Hooks) -> list[str]:
@@ -69,7 +77,20 @@ def resolve(hooks: Hooks, config: MonologueConfig) -> str | None:
     for candidate in auto_candidates(hooks):
         if not unavailable(hooks, candidate, config):
             return candidate
+    if not names(hooks):
+        _warn_no_narrator(hooks)
     return None
+
+
+def _warn_no_narrator(hooks: Hooks) -> None:
+    """Say once, at the first session, that nothing will be narrated and what to install."""
+    if hooks not in _warned:
+        _warned.add(hooks)
+        log.warning(
+            "no narrator plugin is installed, so sessions are not narrated: "
+            "pip install %s (the offline narrator and the default plugin set)",
+            DEFAULT_SET,
+        )
 
 
 def narrate(
