@@ -107,11 +107,10 @@ def configured(flags: SessionFlags) -> Iterator[MonologueConfig]:
     from .errors import ConfigError
     from .recording import record_setting
 
-    values: dict[str, Any] = {
-        **parse_settings(flags.settings),
-        "narrator": flags.narrator,
-        "preset": flags.preset,
-    }
+    values: dict[str, Any] = parse_settings(flags.settings)
+    # A flag given stands over `-c`; one not given leaves `-c` standing.
+    flagged = {"narrator": flags.narrator, "preset": flags.preset}
+    values.update({key: value for key, value in flagged.items() if value})
     if flags.record:  # else `-c record=...` stands
         values["record"] = True
     with cli_overrides(values):
@@ -341,53 +340,3 @@ def log_command(target: str, as_json: bool, strict: bool) -> None:
             print_log(where.path, as_json=as_json, strict=strict, name=where.name)
         except MonologueError as exc:
             fail(str(exc))
-
-
-@click.command("sessions")
-@click.option("-n", "--count", type=click.IntRange(min=1), help="Show at most this many.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON array of sessions.")
-@click.option("--nl", "as_lines", is_flag=True, help="Print one JSON object per session.")
-def sessions_command(count: int | None, as_json: bool, as_lines: bool) -> None:
-    """List the recorded sessions, the most recent first: id, title (the first prompt or
-    task), source format, events, narratives, duration and how each ended.
-
-    `monologue log ID` and `monologue replay ID` take an id from this list (or a unique
-    prefix of it). The sessions are those in the record directory (`monologue config`
-    shows it; -c record_dir=... or MONOLOGUE_RECORD_DIR changes it).
-    """
-    from ._catalog import list_sessions
-    from ._output import print_json
-    from .config import load_config
-    from .errors import ConfigError
-
-    try:
-        folder = load_config().resolved_record_dir()
-    except ConfigError as exc:
-        fail(str(exc), 2)
-    rows = list_sessions(folder, count)
-    if as_json or as_lines:
-        print_json([row.model_dump(mode="json") for row in rows], as_lines)
-        return
-    if not rows:
-        click.echo(f"no recorded sessions in {folder}", err=True)
-        return
-    for row in rows:
-        started = row.started_at.astimezone().strftime("%Y-%m-%d %H:%M") if row.started_at else "-"
-        click.echo(
-            f"{row.id}  {started:<16}  {row.source:<9} {row.events:>6} events "
-            f"{row.narratives:>5} narratives  {duration(row.duration_s):>7}  "
-            f"{row.status:<11} {row.title}"
-        )
-
-
-def duration(seconds: float | None) -> str:
-    """``4m12s``, ``1h03m``, ``0.4s``; ``-`` when unknown."""
-    if seconds is None:
-        return "-"
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    minutes, secs = divmod(round(seconds), 60)
-    if minutes < 60:
-        return f"{minutes}m{secs:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m"

@@ -249,12 +249,73 @@ def config_command(as_json: bool, as_lines: bool) -> None:
         click.echo(f"{row.key:<{width}} {row.value!s:<24} {row.source}{owner}")
 
 
+SESSIONS_SHOWN = 20
+"""How many sessions ``monologue sessions`` lists unless ``-n`` says otherwise."""
+
+
+@cli.command("sessions")
+@click.option(
+    "-n",
+    "--count",
+    type=click.IntRange(min=0),
+    default=SESSIONS_SHOWN,
+    show_default=True,
+    help="Show at most this many; 0 shows every one.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON array of sessions.")
+@click.option("--nl", "as_lines", is_flag=True, help="Print one JSON object per session.")
+def sessions_command(count: int | None, as_json: bool, as_lines: bool) -> None:
+    """List the recorded sessions, the most recent first: id, title (the first prompt or
+    task), source format, events, narratives, duration and how each ended.
+
+    `monologue log ID` and `monologue replay ID` take an id from this list (or a unique
+    prefix of it). The sessions are those in the record directory (`monologue config`
+    shows it; -c record_dir=... or MONOLOGUE_RECORD_DIR changes it).
+    """
+    from ._catalog import list_sessions
+    from .config import load_config
+    from .errors import ConfigError
+
+    try:
+        folder = load_config().resolved_record_dir()
+    except ConfigError as exc:
+        click.echo(f"monologue: {exc}", err=True)
+        raise SystemExit(2) from None
+    rows = list_sessions(folder, count or None)
+    if as_json or as_lines:
+        print_json([row.model_dump(mode="json") for row in rows], as_lines)
+        return
+    if not rows:
+        click.echo(f"no recorded sessions in {folder}", err=True)
+        return
+    for row in rows:
+        started = row.started_at.astimezone().strftime("%Y-%m-%d %H:%M") if row.started_at else "-"
+        click.echo(
+            f"{row.id}  {started:<16}  {row.source:<9} {row.events:>6} events "
+            f"{row.narratives:>5} narratives  {duration(row.duration_s):>7}  "
+            f"{row.status:<11} {row.title}"
+        )
+
+
+def duration(seconds: float | None) -> str:
+    """``4m12s``, ``1h03m``, ``0.4s``; ``-`` when unknown."""
+    if seconds is None:
+        return "-"
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m{secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
+
+
 def _add_viewing_commands() -> None:
     # Their module imports only click; what they run (rich, pydantic, the pipeline) is
     # imported when they run, so `monologue --help` stays fast.
-    from ._viewing import log_command, replay_command, sessions_command, watch_command
+    from ._viewing import log_command, replay_command, watch_command
 
-    for command in (replay_command, watch_command, log_command, sessions_command):
+    for command in (replay_command, watch_command, log_command):
         cli.add_command(command)
 
 
@@ -262,5 +323,27 @@ _add_viewing_commands()
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point."""
-    cli.main(args=argv, prog_name="monologue")
+    """Console-script entry point: every expected failure is one line on standard error
+    (``monologue: ...``), exit 2 for a usage error and 1 for a failure; a user's Ctrl-C
+    exits 130 quietly; an unexpected error shows its traceback only with ``-v``."""
+    try:
+        code = cli.main(args=argv, prog_name="monologue", standalone_mode=False)
+    except click.UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx is not None else "monologue"
+        click.echo(f"{where}: {exc.format_message()} (see {where} --help)", err=True)
+        raise SystemExit(exc.exit_code) from None
+    except click.ClickException as exc:
+        click.echo(f"monologue: {exc.format_message()}", err=True)
+        raise SystemExit(exc.exit_code) from None
+    except click.Abort:
+        raise SystemExit(130) from None
+    except Exception as exc:
+        if log.isEnabledFor(logging.DEBUG):  # -v
+            raise
+        click.echo(
+            f"monologue: unexpected error: {type(exc).__name__}: {exc} "
+            "(run with -v for the traceback)",
+            err=True,
+        )
+        raise SystemExit(1) from None
+    raise SystemExit(code if isinstance(code, int) else 0)
