@@ -275,7 +275,7 @@ def count_events(path: Path) -> int:
     type=click.FloatRange(min=0.01),
     default=0.2,
     show_default=True,
-    help="Seconds between checks for new lines.",
+    help="Longest wait between checks for new lines (a file's changes wake it at once).",
 )
 @click.option("--timeout", type=click.FloatRange(min=0), help="Stop after this many seconds.")
 @click.option(

@@ -7,8 +7,11 @@ hook, an object whose ``feed(line: bytes, lineno: int)`` gives the line's events
 keeps the state a conversation needs between lines; monologue-claude offers one for Claude
 Code transcripts and stream-json).
 
-A stream (standard input, a FIFO) is followed through its :class:`~._streams.Spool`: waiting
-for new lines is waiting on the stream, with the same limits, and its end ends the watch.
+A file is followed by change notifications (watchfiles: inotify, FSEvents...), so a line is
+read as soon as it is written, and checked again at least every ``poll_s`` for the time
+limits. A stream (standard input, a FIFO) is followed through its
+:class:`~._streams.Spool`: waiting for new lines is waiting on the stream, with the same
+limits, and its end ends the watch.
 A bad line is skipped with a warning naming it, unless ``strict``.
 """
 
@@ -17,6 +20,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -71,7 +75,9 @@ class Watch:
     """The stream being followed, when :attr:`path` is not a file."""
     on_wait: Callable[[], None] = lambda: None
     """Called once when a stream has sent nothing for a second."""
-    sleep: Callable[[float], None] = time.sleep
+    sleep: Callable[[float], None] | None = None
+    """How to wait for a file to grow, at most the given seconds: by default until it
+    changes (watchfiles); a test passes its own."""
     clock: Callable[[], float] = time.monotonic
     skipped: int = field(default=0, init=False)
 
@@ -119,13 +125,38 @@ class Watch:
             raise RecordingError(self.path, lineno, line_too_long())
         self._skip(lineno, line_too_long())
 
+    @contextmanager
+    def _waiting(self) -> Iterator[Callable[[float], None]]:
+        """A wait for the followed file to change, at most ``poll_s`` each time."""
+        if self.sleep is not None or self.spool is not None:
+            yield self.sleep or time.sleep
+            return
+        from watchfiles import watch
+
+        changes = watch(
+            self.source,
+            watch_filter=None,
+            debounce=50,  # ms: a burst of writes is one wake-up, a line is not held back
+            step=10,
+            rust_timeout=max(1, round(self.poll_s * 1000)),
+            yield_on_timeout=True,
+            recursive=False,
+        )
+        try:
+            yield lambda _seconds: next(changes, None)
+        finally:
+            changes.close()
+
     def lines(self, stop: Callable[[], bool]) -> Iterator[tuple[int, bytes]]:
         """Complete lines as they are appended, until ``stop()``, a time limit or the end of
         a stream."""
         started = last_growth = self.clock()
         spool = self.spool
         waited = False
-        with LineTail(self.source, skip_long=self._skip_long) as tail:
+        with (
+            LineTail(self.source, skip_long=self._skip_long) as tail,
+            self._waiting() as wait,
+        ):
             while not stop():
                 lines = tail.read()
                 if lines:
@@ -145,7 +176,7 @@ class Watch:
                 if self.idle_exit_s is not None and now - last_growth >= self.idle_exit_s:
                     break
                 if spool is None:
-                    self.sleep(self.poll_s)
+                    wait(self.poll_s)
                 elif not (spool.pump(self.poll_s) or spool.received or waited):
                     waited = now - started >= 1
                     if waited:

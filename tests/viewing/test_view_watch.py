@@ -6,6 +6,7 @@ import queue
 import re
 import signal
 import threading
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -251,3 +252,22 @@ def test_the_watch_command_exits_when_the_file_stays_idle(live_file: Path) -> No
         watch.kill()
     assert watch.stdout is not None
     assert '"kind":"summary"' in watch.stdout.read()
+
+
+def test_a_line_written_is_read_at_once_not_at_the_next_poll(live_file: Path) -> None:
+    # Checks come only every 60 s: a line read within seconds was announced by the file
+    # system (watchfiles), not found by polling.
+    watch = narrated_subprocess("watch", str(live_file), "--poll", "60", *NARRATE_EACH)
+    out = lines_of(watch.stdout)
+    try:
+        wait_line(out, "early.py")
+        written = time.monotonic()
+        with live_file.open("ab") as stream:
+            stream.write(b"".join(read_call("late.py", 2)))
+        wait_line(out, "late.py", timeout=20)
+        assert time.monotonic() - written < 20
+        with live_file.open("ab") as stream:
+            stream.write(completion())
+        assert watch.wait(timeout=30) == 0
+    finally:
+        watch.kill()
