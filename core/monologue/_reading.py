@@ -267,6 +267,12 @@ class RecordingReader:
     def __init__(self, path: Path, *, strict: bool = False, name: str | None = None) -> None:
         self.path = path
         self._decoder = RecordingDecoder(path, strict=strict, name=name)
+        self._stream: IO[bytes] | None = None
+
+    def position(self) -> int:
+        """How many bytes of the file have been read (for a progress bar)."""
+        stream = self._stream
+        return stream.tell() if stream is not None and not stream.closed else 0
 
     @property
     def skipped(self) -> int:
@@ -283,6 +289,7 @@ class RecordingReader:
         except OSError as exc:
             problem = f"cannot open: {exc.strerror or exc}"
             raise RecordingError(decoder.name, None, problem) from None
+        self._stream = stream
         with stream:
             decode = decoder.decode
             readline = stream.readline

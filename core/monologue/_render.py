@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Callable
 from datetime import datetime
 from typing import IO, TYPE_CHECKING, Any, Final, Literal
 
@@ -40,6 +41,9 @@ def describe_event(event: Event) -> str:
         return f"completion{failed} {gist}".rstrip()
     return f"{event.type} {summarize_data(event.type, event.data)}".rstrip()
 
+
+_PROGRESS_EVERY: Final = 64
+"""Events between two updates of the progress bar (an update takes a lock and a clock)."""
 
 UNTIMED: Final = "--:--:--"
 """Shown for the time of an event whose source recorded none (no invented clock)."""
@@ -206,19 +210,26 @@ class RichView:
         """Where the summary goes: like the plain view, off the narration's stream."""
         self._progress: Progress | None = None
         self._task: TaskID | None = None
+        self._position: Callable[[], int] | None = None
+        self._events = 0
 
-    def start_progress(self, total: int) -> None:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    def start_progress(self, total: int | None, position: Callable[[], int] | None) -> None:
+        """Show a progress bar: ``position()`` of ``total`` bytes read (a pulsing bar and
+        the events counted, when the reader cannot tell its position)."""
+        from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
 
         self._progress = Progress(
             TextColumn("replaying"),
             BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("events"),
+            TaskProgressColumn(),
+            TextColumn("{task.fields[events]:,} events"),
             console=self.console,
             transient=True,
         )
-        self._task = self._progress.add_task("replay", total=total)
+        self._position = position
+        self._task = self._progress.add_task(
+            "replay", total=total if position is not None else None, events=0
+        )
         self._progress.start()
 
     def header(self, header: RecordingHeader) -> None:
@@ -226,7 +237,10 @@ class RichView:
 
     def event(self, event: Event, at: datetime | None = None) -> None:
         if self._progress is not None and self._task is not None:
-            self._progress.advance(self._task)
+            self._events += 1
+            if self._events % _PROGRESS_EVERY == 1:
+                position = self._position() if self._position is not None else None
+                self._progress.update(self._task, completed=position, events=self._events)
         if self.show_events:
             from rich.text import Text
 

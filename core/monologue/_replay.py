@@ -341,12 +341,25 @@ class Driver:
         self.view.narrative(narrative, self._times.of(narrative))
 
 
-def replay(driver: Driver, source: Path | None = None, *, strict: bool = False) -> ReplaySummary:
+class ProgressView(Protocol):
+    """A view that can show how far a replay has read."""
+
+    def start_progress(self, total: int | None, position: Callable[[], int] | None) -> None: ...
+
+
+def replay(
+    driver: Driver,
+    source: Path | None = None,
+    *,
+    strict: bool = False,
+    progress: ProgressView | None = None,
+) -> ReplaySummary:
     """Replay the file at ``source`` (``driver.path`` by default; a stream's temporary copy,
     say, named ``driver.path`` in messages) through ``driver``. A bad line of a recording is
     skipped with a warning, or with ``strict`` ends the replay early. Bad input ends it with
     the problem in the summary, never with an exception; a narrator that cannot run raises
-    :class:`~monologue.errors.NarratorUnavailable` before anything is shown."""
+    :class:`~monologue.errors.NarratorUnavailable` before anything is shown. ``progress``
+    is shown the file's size and how much of it has been read (when the reader can tell)."""
     from .lines import skipping_bad_lines
 
     path = source or driver.path
@@ -359,6 +372,8 @@ def replay(driver: Driver, source: Path | None = None, *, strict: bool = False) 
             events, reader = open_session(path, strict=strict, name=str(driver.path))
             driver.source_format = reader
             agent = getattr(events, "agent", None)
+            if progress is not None:
+                progress.start_progress(path.stat().st_size, getattr(events, "position", None))
             for event in events:
                 driver.feed(event, agent)
         except RecordingError as exc:

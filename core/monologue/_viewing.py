@@ -245,27 +245,11 @@ def replay_command(
             if not size:
                 what = "empty file" if where.spool is None else "the stream sent nothing"
                 fail(f"{where.name}: {what}, nothing to replay")
-            if isinstance(view, RichView) and not speed and size >= PROGRESS_MIN_BYTES:
-                view.start_progress(count_events(where.path))
+            large = isinstance(view, RichView) and not speed and size >= PROGRESS_MIN_BYTES
             driver = Driver(where.name, view, speed=speed, recorded=recorded)
-            return replay(driver, where.path, strict=flags.strict)
+            return replay(driver, where.path, strict=flags.strict, progress=view if large else None)
 
         narrate(where, flags, run, recorded)
-
-
-def count_events(path: Path) -> int:
-    """How many events a file holds (for the progress bar; a bad line ends the count)."""
-    from .errors import RecordingError
-    from .recording import open_session
-
-    count = 0
-    try:
-        source, _ = open_session(path, strict=True)  # quietly: the replay warns
-        for _ in source:
-            count += 1
-    except RecordingError:
-        pass
-    return count
 
 
 @click.command("watch")

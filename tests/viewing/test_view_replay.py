@@ -14,6 +14,7 @@ from viewing_support import Cli, json_lines, recording_of
 from monologue import Session, hookimpl
 from monologue._render import NarrativeLine, RichView, TextView, make_view
 from monologue._replay import Driver, ReplaySummary, replay
+from monologue._viewing import PROGRESS_MIN_BYTES
 from monologue.events import Event
 from monologue.testing import MockNarrator, PluginSandbox
 
@@ -271,8 +272,7 @@ def test_a_terminal_gets_colours_and_dimmed_events(
     out = io.StringIO()
     console = Console(file=out, force_terminal=True, width=120)
     view = RichView(show_events=True, console=console, errors=console)
-    view.start_progress(7)
-    summary = replay(Driver(recording, view, recorded=True))
+    summary = replay(Driver(recording, view, recorded=True), progress=view)
     view.summary(summary)
 
     text = out.getvalue()
@@ -332,3 +332,33 @@ def test_narrator_preset_and_settings_flags_reach_the_replayed_session(
     assert result.exit_code == 0
     assert seen == {("terse", "plain")}
     assert result.stdout.splitlines()[-1].endswith("coder: Noted.")
+
+
+@pytest.fixture
+def large(recorder: PluginSandbox, record_dir: Path) -> Path:
+    """A recording larger than the size that shows a progress bar."""
+    with recorder.session("coder", narrator="none") as s:
+        for number in range(600):
+            call = s.tool_call("Read", {"file_path": f"src/module_{number}.py"})
+            s.tool_result(call.data["tool_use_id"], "x = 1\n" * 80)
+    path = recording_of(record_dir, s.id)
+    assert path.stat().st_size >= PROGRESS_MIN_BYTES
+    return path
+
+
+def test_a_large_replay_shows_progress_on_a_terminal(large: Path) -> None:
+    from rich.console import Console
+
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=100)
+    view = RichView(console=console, errors=console)
+    summary = replay(Driver(large, view, config={"narrator": "none"}), progress=view)
+    view.summary(summary)
+    assert summary.events == 1201
+    assert "replaying" in out.getvalue() and "events" in out.getvalue()
+
+
+def test_piped_output_shows_no_progress(run_cli: Cli, large: Path) -> None:
+    result = run_cli("replay", "--narrator", "none", str(large))
+    assert result.exit_code == 0
+    assert "replaying" not in result.stdout + result.stderr
