@@ -78,4 +78,4 @@ def test_replay_record_needs_a_recorder(env: dict[str, str]) -> None:
     assert "not recorded" not in said
     [recorded] = sessions.glob("*.jsonl")
     header = json.loads(recorded.read_text().splitlines()[0])
-    assert header["meta"] == {"replay_of": str(CLAUDE)}
+    assert header["meta"] == {"replay_of": str(CLAUDE), "source_format": "claude"}
