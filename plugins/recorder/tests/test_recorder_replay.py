@@ -43,7 +43,10 @@ def test_replay_record_records_the_replay_as_a_new_session(
 
     [replayed] = set(record_dir.iterdir()) - {recording}
     header, *events = json_lines(replayed)
-    assert (header["agent"], header["meta"]) == ("tester", {"replay_of": str(recording)})
+    assert (header["agent"], header["meta"]) == (
+        "tester",
+        {"replay_of": str(recording), "source_format": "monologue"},
+    )
     assert [e["type"] for e in events if e["type"] in {"text", "tool_call", "tool_result"}] == [
         "text",
         "tool_call",
