@@ -245,9 +245,10 @@ def replay_command(
             if not size:
                 what = "empty file" if where.spool is None else "the stream sent nothing"
                 fail(f"{where.name}: {what}, nothing to replay")
-            large = isinstance(view, RichView) and not speed and size >= PROGRESS_MIN_BYTES
+            large = not speed and size >= PROGRESS_MIN_BYTES
+            progress = view if isinstance(view, RichView) and large else None
             driver = Driver(where.name, view, speed=speed, recorded=recorded)
-            return replay(driver, where.path, strict=flags.strict, progress=view if large else None)
+            return replay(driver, where.path, strict=flags.strict, progress=progress)
 
         narrate(where, flags, run, recorded)
 

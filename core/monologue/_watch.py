@@ -142,8 +142,12 @@ class Watch:
             yield_on_timeout=True,
             recursive=False,
         )
+
+        def wait(_seconds: float) -> None:
+            next(changes, None)  # a change, or the timeout's empty set
+
         try:
-            yield lambda _seconds: next(changes, None)
+            yield wait
         finally:
             changes.close()
 

@@ -143,12 +143,10 @@ class MonologueGroup(click.Group):
         limit = formatter.width - 6 - max(len(name) for name in names)
         rows = []
         for name in names:
-            command = self.commands.get(name)
-            if command is not None:
-                if not command.hidden:
-                    rows.append((name, command.get_short_help_str(limit)))
-            else:
-                rows.append((name, click.utils.make_default_short_help(indexed[name], limit)))
+            # A plugin's command stands in as one with its indexed help, shortened alike.
+            command = self.commands.get(name) or click.Command(name, help=indexed[name])
+            if not command.hidden:
+                rows.append((name, command.get_short_help_str(limit)))
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
