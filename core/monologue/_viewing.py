@@ -10,9 +10,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 import click
 
@@ -44,9 +43,9 @@ def parse_settings(pairs: tuple[str, ...]) -> dict[str, str]:
     return settings
 
 
-@dataclass(frozen=True)
-class SessionFlags:
-    """The options replay and watch share."""
+class SessionFlags(NamedTuple):
+    """The options replay and watch share (a named tuple: dataclasses import inspect, which
+    ``monologue --help`` has no use for)."""
 
     narrator: str | None
     preset: str | None
@@ -122,8 +121,7 @@ def configured(flags: SessionFlags) -> Iterator[MonologueConfig]:
         yield config
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(NamedTuple):
     """What a command reads: ``path`` (a stream's temporary copy), named ``name``."""
 
     path: Path

@@ -73,9 +73,9 @@ def _plugin_index() -> PluginIndex | None:
     """The cached description of the installed plugins, when it may stand for loading them:
     not once a plugin manager is in use (a test's, say), nor in strict mode (a failing plugin
     must then be an error). A plugin that failed to load is reported as a load would."""
-    from .plugins import active_plugin_manager, allowed_by, failure_message, is_strict
+    from ._plugin_env import Active, allowed_by, failure_message, is_strict
 
-    if active_plugin_manager() is not None or is_strict():
+    if Active.manager is not None or is_strict():
         return None
     from ._plugin_index import plugin_index
 
@@ -110,7 +110,7 @@ class MonologueGroup(click.Group):
         index = _plugin_index()
         if index is None:
             return None
-        from .plugins import allowed_by
+        from ._plugin_env import allowed_by
 
         allowed = allowed_by()
         dists = {row["name"]: row["distribution"] for row in index["rows"]}
@@ -180,7 +180,7 @@ def _plugin_rows() -> tuple[list[dict[str, Any]], list[str]]:
         manager = load_plugins()
         rows = [row.model_dump(mode="json") for row in manager.plugin_infos()]
         return rows, manager.spec_names()
-    from .plugins import allowed_by
+    from ._plugin_env import allowed_by
 
     allowed = allowed_by()
     return [row for row in index["rows"] if allowed(row["name"], row["distribution"])], index[

@@ -11,10 +11,9 @@ failed, unless ``MONOLOGUE_STRICT_PLUGINS=1``. ``MONOLOGUE_LOAD_PLUGINS`` is an 
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -23,6 +22,7 @@ import pluggy
 
 from . import hookspecs
 from ._markers import PROJECT_NAME
+from ._plugin_env import Active, allowed_by, failure_message, is_strict
 from .errors import PluginLoadError
 
 if TYPE_CHECKING:
@@ -37,10 +37,7 @@ __all__ = [
     "PluginFailure",
     "PluginWarning",
     "active_plugin_manager",
-    "allowed_by",
-    "failure_message",
     "get_plugin_manager",
-    "is_strict",
     "use_plugin_manager",
 ]
 
@@ -60,43 +57,6 @@ class PluginFailure:
     distribution: str
     version: str | None
     error: str
-
-
-def _names(value: str) -> set[str]:
-    return {_canonical(part) for part in value.split(",") if part.strip()}
-
-
-def _canonical(name: str) -> str:
-    return name.strip().lower().replace("_", "-")
-
-
-def _is_true(value: str | None) -> bool:
-    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
-
-
-def failure_message(name: str, dist: str | None, error: str) -> str:
-    """The one line that says a plugin was skipped."""
-    return f"monologue plugin {name!r} ({dist or name}) failed to load: {error}"
-
-
-def is_strict(environ: Mapping[str, str] | None = None) -> bool:
-    """Whether ``MONOLOGUE_STRICT_PLUGINS`` makes a plugin that fails to load fatal."""
-    return _is_true((os.environ if environ is None else environ).get("MONOLOGUE_STRICT_PLUGINS"))
-
-
-def allowed_by(environ: Mapping[str, str] | None = None) -> Callable[[str, str | None], bool]:
-    """Whether the environment's allow- and block-lists let plugin ``(name, distribution)``
-    load."""
-    environ = os.environ if environ is None else environ
-    allow = environ.get("MONOLOGUE_LOAD_PLUGINS")
-    allowed = _names(allow) if allow is not None else None
-    blocked = _names(environ.get("MONOLOGUE_DISABLE_PLUGINS", ""))
-
-    def check(name: str, dist: str | None) -> bool:
-        keys = {_canonical(dist or name), _canonical(name)}
-        return (allowed is None or bool(keys & allowed)) and not keys & blocked
-
-    return check
 
 
 class MonologuePluginManager(pluggy.PluginManager):
@@ -225,37 +185,34 @@ class MonologuePluginManager(pluggy.PluginManager):
 
 
 _lock = threading.Lock()
-_active: MonologuePluginManager | None = None
 
 
 def get_plugin_manager() -> MonologuePluginManager:
     """The active plugin manager, loading installed plugins the first time."""
-    global _active
-    if _active is None:
+    if Active.manager is None:
         with _lock:
-            if _active is None:
+            if Active.manager is None:
                 manager = MonologuePluginManager()
                 manager.load_entrypoints()
-                _active = manager
-    return _active
+                Active.manager = manager
+    return Active.manager
 
 
 def active_plugin_manager() -> MonologuePluginManager | None:
     """The plugin manager in use, or ``None`` while nothing has loaded one."""
-    return _active
+    return Active.manager
 
 
 @contextmanager
 def use_plugin_manager(manager: MonologuePluginManager) -> Iterator[MonologuePluginManager]:
     """Make ``manager`` the active one inside the block (used by ``monologue.testing``)."""
-    global _active
     with _lock:
-        previous, _active = _active, manager
+        previous, Active.manager = Active.manager, manager
     try:
         yield manager
     finally:
         with _lock:
-            _active = previous
+            Active.manager = previous
 
 
 def __getattr__(name: str) -> Any:
