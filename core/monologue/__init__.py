@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._lazy import lazy_exports
-from ._markers import hookimpl, hookspec
 
 __version__ = "0.1.0"
 
@@ -57,11 +56,15 @@ _LAZY = {
     "SkillSpec": "_skills",
     "emit": "_emitter",
     "monologue": "_decorator",
+    # pluggy loads with the markers, when a plugin or the plugin manager first needs them.
+    "hookimpl": "_markers",
+    "hookspec": "_markers",
 }
 
 if TYPE_CHECKING:
     from ._decorator import monologue
     from ._emitter import emit
+    from ._markers import hookimpl, hookspec
     from ._narration import Narration
     from ._sessions import Session, current, session
     from ._skills import SkillCall, SkillResult, SkillSpec
