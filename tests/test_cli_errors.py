@@ -132,3 +132,28 @@ def test_an_unexpected_error_is_one_line_and_its_traceback_needs_v(
     finally:
         cli.commands.pop("crash", None)
         cli._plugins_loaded = False  # type: ignore[attr-defined]
+
+
+class Interrupted:
+    @hookimpl
+    def register_commands(self, cli: click.Group) -> None:
+        @cli.command("wait")
+        def wait() -> None:
+            raise KeyboardInterrupt  # what a user's Ctrl-C does to a running command
+
+
+def test_ctrl_c_exits_130_and_prints_nothing(
+    monologue_plugins, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from monologue.cli import cli
+
+    monologue_plugins.register(Interrupted(), "interrupted")
+    cli._plugins_loaded = False  # type: ignore[attr-defined]  # ask this test's plugins
+    try:
+        with pytest.raises(SystemExit) as stopped:
+            main(["wait"])
+        assert stopped.value.code == 130
+        assert capsys.readouterr().err.strip() == ""  # not click's "Aborted!"
+    finally:
+        cli.commands.pop("wait", None)
+        cli._plugins_loaded = False  # type: ignore[attr-defined]
