@@ -181,7 +181,8 @@ class RecordingDecoder:
         self.skipped = 0
         """Bad lines skipped so far (never counts when strict)."""
         self.header: RecordingHeader | None = None
-        self._construct = _constructor(Event)
+        self.construct = _constructor(Event)
+        """The event a recorder's line holds, unvalidated; ``None`` for any other line."""
         # The pydantic validator itself, for a line the fast path does not take: its error
         # wording names the field, and Event.from_json's layers above it cost on every line.
         self._validate: Callable[[bytes], Event] = Event.__pydantic_validator__.validate_json
@@ -215,7 +216,7 @@ class RecordingDecoder:
         if raw.startswith(HEADER_PREFIX):
             # Another process recorded a session with the same id into this file.
             return None
-        event = self._construct(raw)
+        event = self.construct(raw)
         if event is not None:
             return event
         try:
@@ -291,7 +292,7 @@ class RecordingReader:
             raise RecordingError(decoder.name, None, problem) from None
         self._stream = stream
         with stream:
-            decode = decoder.decode
+            decode, construct = decoder.decode, decoder.construct
             readline = stream.readline
             lineno = 0
             while raw := readline(MAX_LINE_BYTES + 1):
@@ -300,7 +301,11 @@ class RecordingReader:
                     decoder.bad_line(lineno, line_too_long())
                     _skip_rest_of_line(stream)
                     continue
-                event = decode(lineno, raw)
+                # The common line, a recorded event, straight to the fast path; a header, a
+                # blank or a bad line through decode, which tells them apart.
+                event = construct(raw) if lineno > 1 else None
+                if event is None:
+                    event = decode(lineno, raw)
                 if event is not None:
                     yield event
         if decoder.header is None:

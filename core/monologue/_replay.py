@@ -144,8 +144,10 @@ class Tally:
     cost: NarrationCost = field(default_factory=NarrationCost)
 
     def count(self, event: Event) -> None:
-        self.types[event.type] += 1
-        if event.type == "tool_result" and event.data.get("is_error"):
+        kind = event.type
+        types = self.types
+        types[kind] = types.get(kind, 0) + 1  # Counter's own += costs a __missing__ check
+        if kind == "tool_result" and event.data.get("is_error"):
             self.tool_errors += 1
 
     def summary_fields(self) -> dict[str, int]:
