@@ -103,47 +103,45 @@ def _constructor(event_class: type[Event]) -> Callable[[bytes], Event | None]:
         try:
             obj = loads(line)
             ts = parse_ts(obj["ts"])
-            event_id, kind, data = obj["id"], obj["type"], obj["data"]
-            session_id, agent = obj.get("session_id", ""), obj.get("agent", "")
-            task_id, visibility = obj.get("task_id"), obj.get("visibility", "internal")
+            kind, data = obj["type"], obj["data"]
             needed = required.get(kind)
             if needed is None:
                 needed = required[kind] = _required_keys(kind)
+            if obj.keys() == _FIELDS:
+                # What a recorder writes: the parsed object becomes the event's fields.
+                fields, extra = obj, {}
+                obj["ts"] = ts
+            else:
+                fields = {
+                    "id": obj["id"],
+                    "ts": ts,
+                    "session_id": obj.get("session_id", ""),
+                    "agent": obj.get("agent", ""),
+                    "task_id": obj.get("task_id"),
+                    "type": kind,
+                    "visibility": obj.get("visibility", "internal"),
+                    "data": data,
+                }
+                extra = {key: obj[key] for key in obj.keys() - _FIELDS}
         except (ValueError, KeyError, TypeError, AttributeError):  # orjson's error is a ValueError
             return None
+        task_id, visibility = fields["task_id"], fields["visibility"]
         if not (
             ts.tzinfo is not None
-            and type(event_id) is str
+            and type(fields["id"]) is str
             and type(kind) is str
             and type(data) is dict
-            and type(session_id) is str
-            and type(agent) is str
+            and type(fields["session_id"]) is str
+            and type(fields["agent"]) is str
             and (task_id is None or type(task_id) is str)
             and (visibility in _VISIBLE or (visibility == "user" and kind == "narrative"))
             and data.keys() >= needed
         ):
             return None
         event = new(event_class)
-        setattr_(
-            event,
-            "__dict__",
-            {
-                "id": event_id,
-                "ts": ts,
-                "session_id": session_id,
-                "agent": agent,
-                "task_id": task_id,
-                "type": kind,
-                "visibility": visibility,
-                "data": data,
-            },
-        )
+        setattr_(event, "__dict__", fields)
         setattr_(event, "__pydantic_fields_set__", set(_FIELDS))
-        setattr_(
-            event,
-            "__pydantic_extra__",
-            {} if obj.keys() <= _FIELDS else {key: obj[key] for key in obj.keys() - _FIELDS},
-        )
+        setattr_(event, "__pydantic_extra__", extra)
         setattr_(event, "__pydantic_private__", None)
         return event
 
