@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 from e2e_support import run_command
 
-# The core's own test (tests/test_cli.py) checks the first five with no plugin installed.
+# The core's own test (tests/test_cli.py) checks the first five and pluggy with no plugin
+# installed.
 HEAVY = (
+    "pluggy",
     "pydantic",
     "jinja2",
     "rich",
