@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from monologue.digest import SALIENT_KEYS
 
 from .actions import Action
-from .outcomes import error_line
+from .errors import error_excerpt
 from .tools import tool_label
 from .wording import clip_middle, join_list, plural
 
@@ -113,7 +113,7 @@ class Kind:
                 f"wanted to {base} {obj_short}; you declined",
             )
         failed = [action for action in actions if action.is_error]
-        reason = (error_line(failed[0].output or "") or "no reason given") if failed else ""
+        reason = (error_excerpt(failed[0].output or "") or "no reason given") if failed else ""
         if self.all_failed(actions):
             every = "it" if len(actions) == 1 else f"all {len(actions)}"
             return Phrase(

@@ -1,11 +1,11 @@
-"""Reading tool outputs: test-run summaries, match counts, the line that says what failed."""
+"""Reading tool outputs: test-run summaries and match counts (what failed: :mod:`.errors`)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from .wording import clip, split_sentences, squash
+from .wording import clip
 
 # pytest: "2 failed, 38 passed, 1 skipped in 1.2s"; jest: "Tests: 2 failed, 39 passed, 41 total";
 # mocha: "39 passing", "2 failing"; cargo: "test result: FAILED. 39 passed; 2 failed; 0 ignored".
@@ -22,11 +22,6 @@ _FAILED_TEST = re.compile(r"^(?:FAILED|ERROR) (\S+::\S+)", re.MULTILINE)
 _FAILED_JEST = re.compile(r"^\s*● (.+?)(?: \u203a .+)?$", re.MULTILINE)
 _FOUND = re.compile(r"\bFound (\d+) (files?|matches|match|lines?|occurrences?)\b", re.IGNORECASE)
 _NOTHING = re.compile(r"^\s*No (?:files|matches|results)(?: were)? found", re.IGNORECASE)
-_ERROR_LINE = re.compile(
-    r"(?:error|exception|traceback|failed|failure|fatal|denied|not found|no such|cannot|"
-    r"can't|could not|couldn't|refused|timed out|invalid|permission|exit code|not permitted)",
-    re.IGNORECASE,
-)
 
 _FAILING = frozenset({"failed", "failing", "error", "errors"})
 _NOT_RUN = frozenset({"deselected"})
@@ -125,15 +120,3 @@ def match_count(output: str) -> tuple[int, str] | None:
         return 0, "files"
     looks_like_paths = all(":" not in line.split("/")[-1] for line in lines)
     return len(lines), "files" if looks_like_paths else "matches"
-
-
-def error_line(output: str, limit: int = 90) -> str:
-    """The line of an error output that says what went wrong (a traceback's last line...)."""
-    lines = [squash(line) for line in output.splitlines() if line.strip()]
-    if not lines:
-        return ""
-    telling = [line for line in lines if _ERROR_LINE.search(line)]
-    chosen = telling[-1] if telling else lines[0]
-    # "ERROR: cd to '/x' was blocked" reads better without the shouted prefix.
-    chosen = re.sub(r"^(?:error|fatal)\s*:\s*", "", chosen, flags=re.IGNORECASE)
-    return clip((split_sentences(chosen) or [chosen])[0], limit).rstrip(".")

@@ -43,8 +43,10 @@ def clip(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     cut = text[: limit - 1]
-    if " " in cut[limit // 2 :]:
-        cut = cut[: cut.rindex(" ")]
+    for boundary in " /":  # a word's end, or else a path's part
+        if boundary in cut[limit // 2 :]:
+            cut = cut[: cut.rindex(boundary) + (boundary == "/")]
+            break
     return cut.rstrip(" ,;:.-") + "…"
 
 
