@@ -15,7 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from monologue.digest import as_text, is_backgrounded, is_cancelled, is_declined
+from monologue.digest import (
+    as_text,
+    is_backgrounded,
+    is_cancelled,
+    is_declined,
+    is_interruption,
+)
 from monologue.redact import redact, redact_text
 
 from .tools import kind_of
@@ -97,6 +103,9 @@ class Memory:
     """The latest such calls counted (bounded): a batch the narrator answered with *wait*
     comes back, and its calls are not counted twice."""
 
+    interrupted: bool = False
+    """The latest thing the session holds is the user interrupting the agent."""
+
     def told_cascade(self, cause: str) -> bool:
         return cause in self.cascades_told
 
@@ -137,7 +146,14 @@ def regroup(events: list[Event], memory: Memory) -> tuple[list[Action], list[Not
             action.output = redact_text(as_text(data.get("output")))
             action.is_error = bool(data.get("is_error"))
         else:
-            notes.append(_note(event, order))
+            note = _note(event, order)
+            notes.append(note)
+            if event.type == "user_message":
+                memory.interrupted = is_interruption(note.text)
+            elif event.type in ("text", "thinking"):
+                memory.interrupted = False
+            continue
+        memory.interrupted = False
     while len(calls) > MEMORY_LIMIT:
         del calls[next(iter(calls))]
     memory.count_unrun(list(actions.values()))

@@ -97,7 +97,7 @@ def sentence(text: str) -> str:
     if not text:
         return ""
     text = capitalize(text)
-    return text if text[-1] in ".!?…" else text + "."
+    return text if text[-1] in ".!?…" or text.endswith(".)") else text + "."
 
 
 def split_sentences(text: str) -> list[str]:

@@ -172,9 +172,7 @@ def test_a_subagent_alone_introduces_itself_and_a_compaction_is_told_as_such() -
         'I searched for "load_config"; 1 file matched.'
     )
     compacted = event("compaction", text="The user asked for a rename. Details follow.")
-    assert tell(compacted) == (
-        "I compacted the conversation; it now starts from: The user asked for a rename."
-    )
+    assert tell(compacted) == "(The conversation was compacted.)"
 
 
 def test_a_sub_agent_sent_to_the_background_has_started_not_reported() -> None:
