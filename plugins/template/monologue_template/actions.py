@@ -103,6 +103,8 @@ class Memory:
     """The latest such calls counted (bounded): a batch the narrator answered with *wait*
     comes back, and its calls are not counted twice."""
 
+    in_a_row: tuple[str, int] = ("", 0)
+    """The latest narration (normalised) and how many times in a row it was said."""
     interrupted: bool = False
     """The latest thing the session holds is the user interrupting the agent."""
 

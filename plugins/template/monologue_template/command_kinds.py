@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import re
+
 from .actions import Action
+from .errors import error_excerpt, has_crash
 from .kind import Kind, Phrase
 from .outcomes import SuiteResult, suite_result
 from .tools import command_text
 from .wording import clip, join_list
+
+_EXIT_CODE = re.compile(r"^\s*Exit code (-?\d+)")
+# Reasons a command never started: "tried to run", not "ran".
+_UNRUN = re.compile(
+    r"command not found|permission denied|cannot execute|not executable|was blocked"
+    r"|requires approval",
+    re.IGNORECASE,
+)
 
 __all__ = ["Background", "Bash", "Tests"]
 
@@ -35,6 +46,24 @@ class Bash(Kind):
             return []
         return [f"That was to {clip(description[:1].lower() + description[1:], 80)}."]
 
+    def failed(
+        self, actions: list[Action], obj: str, obj_short: str, reason: str
+    ) -> tuple[str, str]:
+        # A command that exits non-zero ran: it is not a command that "couldn't run".
+        if len(actions) > 1:
+            return super().failed(actions, obj, obj_short, reason)
+        if _UNRUN.search(reason):
+            return super().failed(actions, obj, obj_short, reason)
+        code = _EXIT_CODE.match(actions[0].output or "")
+        if code and reason == code.group(0):
+            return f"ran {obj}; it exited with code {code.group(1)}", f"ran {obj_short}; it failed"
+        if code:
+            return (
+                f"ran {obj}; it exited with code {code.group(1)}: {reason}",
+                f"ran {obj_short}; it failed",
+            )
+        return f"ran {obj}, but it failed: {reason}", f"ran {obj_short}; it failed"
+
 
 class Background(Bash):
     """A command sent to the background: it has started, and nothing more is known yet."""
@@ -56,22 +85,35 @@ class Tests(Bash):
         return suite_result(done[-1].output or "") if done else None
 
     def all_failed(self, actions: list[Action]) -> bool:
-        return super().all_failed(actions) and self._summary(actions) is None
+        # A run with output ran: what it shows is its outcome (see ``outcome``).
+        return super().all_failed(actions) and not any(
+            (action.output or "").strip() for action in actions
+        )
 
     def phrase(self, actions: list[Action], cwd: str | None) -> Phrase:
         phrase = super().phrase(actions, cwd)
-        if self._summary(actions) is not None:
-            phrase.failure = None  # the summary says what failed
+        phrase.failure = None  # the outcome says what failed
         return phrase
 
     def outcome(self, actions: list[Action], short: bool) -> str:
+        """From the output first: its summary, or its crash; the exit status decides only
+        when the output has no verdict, and never for a piped command, whose status is the
+        last program's (``mix test | tail``)."""
         summary = self._summary(actions)
         if summary is not None:
             text = summary.phrase()
             return "; " + (text.replace(" tests ", " ") if short else text)
-        # Without a summary, the exit status is what the result shows (never a background
-        # job's: see Background).
-        return "; the tests passed" if not actions[-1].is_error else "; they failed"
+        last = actions[-1]
+        output = last.output or ""
+        if has_crash(output):
+            return "; it crashed" if short else f"; the test run crashed: {error_excerpt(output)}"
+        command = str(last.input.get("command", last.input.get("cmd", "")))
+        if "|" in command.replace("||", ""):
+            return "; no test summary" if short else "; it showed no test summary"
+        if last.is_error:
+            excerpt = error_excerpt(output)
+            return "; it failed" if short or not excerpt else f"; it failed: {excerpt}"
+        return "; the tests passed"
 
     def details(self, actions: list[Action], cwd: str | None) -> list[str]:
         summary = self._summary(actions)

@@ -32,6 +32,7 @@ from .scene import (
     subject_of,
 )
 from .wording import (
+    capitalize,
     clamp_words,
     join_list,
     names_subject,
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
     from monologue.events import Event
 
 __all__ = ["Scene", "narrate"]
+
+_AGAIN = re.compile(r"^(?:Again|Once more), ", re.IGNORECASE)
 
 LIMITS = {"terse": (1, 1), "default": (1, 2), "verbose": (2, 4)}
 """Fewest and most sentences per preset."""
@@ -139,15 +142,35 @@ def _compose(scene: Scene, clauses: list[Clause]) -> str:
     said = _said_before(scene.history)
     last = skeleton(scene.history[-1]) if scene.history and not scene.first else None
     ranked = sorted(clauses, key=lambda c: (-c.priority, -c.weight, -c.order))
-    text = ""
-    for variant in range(3):
-        text = _tidy(_render(scene, ranked, said, variant))
-        if skeleton(text) != last:
-            break
+    text = _tidy(_render(scene, ranked, said))
+    if skeleton(text) == last and not text.startswith(("Next,", "Again,", "Once more,")):
+        # Reads like the narration before: say it is the next step, never "again" (that
+        # would claim a repeat the events may not show).
+        text = f"Then, {lower_first(text)}"
+    return _unrepeated(scene, text)
+
+
+def _unrepeated(scene: Scene, text: str) -> str:
+    """A narration that would only add "Again," to the one before it tells how many times
+    in a row it happened instead."""
+    plain = _normal(_AGAIN.sub("", text))
+    memory = scene.memory
+    if scene.history and plain == _normal(_AGAIN.sub("", scene.history[-1])):
+        memory.in_a_row = (
+            (plain, max(memory.in_a_row[1], 1) + 1) if memory.in_a_row[0] == plain else (plain, 2)
+        )
+        body = _AGAIN.sub("", text).rstrip(".")
+        return f"{capitalize(body)}, {_ordinal(memory.in_a_row[1])} time in a row."
+    memory.in_a_row = (plain, 1)
     return text
 
 
-def _render(scene: Scene, ranked: list[Clause], said: set[str], variant: int) -> str:
+def _ordinal(number: int) -> str:
+    names = {2: "the second", 3: "the third", 4: "the fourth", 5: "the fifth"}
+    return names.get(number, f"the {number}th")
+
+
+def _render(scene: Scene, ranked: list[Clause], said: set[str], variant: int = 0) -> str:
     if scene.preset == "terse":
         return _terse(ranked, said, variant)
     fewest, most = LIMITS.get(scene.preset, LIMITS["default"])

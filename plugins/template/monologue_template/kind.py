@@ -99,6 +99,17 @@ class Kind:
     def details(self, actions: list[Action], cwd: str | None) -> list[str]:
         return []
 
+    def failed(
+        self, actions: list[Action], obj: str, obj_short: str, reason: str
+    ) -> tuple[str, str]:
+        """Done and short forms when every action failed."""
+        base = self.verbs_for(actions)[0]
+        every = "it" if len(actions) == 1 else f"all {len(actions)}"
+        return (
+            f"tried to {base} {obj}, but {every} failed: {reason}",
+            f"couldn't {base} {obj_short}",
+        )
+
     def phrase(self, actions: list[Action], cwd: str | None) -> Phrase:
         base, past, gerund = self.verbs_for(actions)
         obj, obj_short = self.many(actions, cwd, False), self.many(actions, cwd, True)
@@ -115,13 +126,9 @@ class Kind:
         failed = [action for action in actions if action.is_error]
         reason = (error_excerpt(failed[0].output or "") or "no reason given") if failed else ""
         if self.all_failed(actions):
-            every = "it" if len(actions) == 1 else f"all {len(actions)}"
+            done, done_short = self.failed(actions, obj, obj_short, reason)
             return Phrase(
-                running,
-                f"tried to {base} {obj}, but {every} failed: {reason}",
-                running_short,
-                f"couldn't {base} {obj_short}",
-                details=self.details(actions, cwd),
+                running, done, running_short, done_short, details=self.details(actions, cwd)
             )
         failure = None
         if failed:
