@@ -93,8 +93,8 @@ class Memory:
     last_failure: tuple[str, str] | None = None
     """``(tool_use_id, how it is said)`` of the latest failed call: the cause of cancelled
     siblings whose results come in a later batch."""
-    cascades_told: list[str] = field(default_factory=list)
-    """Failed calls whose cancelled siblings were already told (newest last, bounded)."""
+    cascades_told: dict[str, int] = field(default_factory=dict)
+    """Failed calls whose cancelled siblings were already told, and how many (bounded)."""
     cancelled: int = 0
     """Calls cancelled so far: the session counts them among its failed calls."""
     declined: int = 0
@@ -108,11 +108,14 @@ class Memory:
     interrupted: bool = False
     """The latest thing the session holds is the user interrupting the agent."""
 
-    def told_cascade(self, cause: str) -> bool:
-        return cause in self.cascades_told
+    def told_cascade(self, cause: str) -> int:
+        """How many calls cancelled by ``cause`` were told so far (0: none yet)."""
+        return self.cascades_told.get(cause, 0)
 
-    def tell_cascade(self, cause: str) -> None:
-        self.cascades_told = [*self.cascades_told[-49:], cause]
+    def tell_cascade(self, cause: str, count: int) -> None:
+        self.cascades_told[cause] = self.cascades_told.pop(cause, 0) + count
+        while len(self.cascades_told) > 50:
+            del self.cascades_told[next(iter(self.cascades_told))]
 
     def count_unrun(self, actions: list[Action]) -> None:
         """Count the calls that did not run (cancelled, declined), each once."""

@@ -120,7 +120,8 @@ def _merge_routine(clauses: list[Clause]) -> list[Clause]:
             continue
         parts = [clause.listed for clause in group]
         if len(parts) > 3:
-            parts = [*parts[:3], f"took {plural(len(parts) - 3, 'more step')}"]
+            more = sum(clause.weight for clause in group[3:])
+            parts = [*parts[:3], f"took {plural(more, 'more step')}"]
         text = join_list(parts, limit=len(parts))
         merged = Clause(
             text,
@@ -200,7 +201,8 @@ def _terse(ranked: list[Clause], said: set[str], variant: int) -> str:
         return clamp_words(_fresh(top, said, short=True, start=variant), TERSE_WORDS)
     # "I'm done after 12 tool calls" says little; "; 2 failed" is news of its own.
     if top.priority == ENDING and top.short.startswith("I'm done") and ";" not in top.short:
-        step = lower_first(_fresh(named, said, short=True, start=variant))
+        latest = max((c for c in ranked if c.named and c.priority < ENDING), key=lambda c: c.order)
+        step = lower_first(_fresh(latest, said, short=True, start=variant))
         return clamp_words(f"I'm done; last, {step}", TERSE_WORDS)
     if top.priority >= ERROR:
         return clamp_words(_fresh(top, said, short=True, start=variant), TERSE_WORDS)

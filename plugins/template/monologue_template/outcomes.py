@@ -23,6 +23,11 @@ _FAILED_JEST = re.compile(r"^\s*● (.+?)(?: \u203a .+)?$", re.MULTILINE)
 _FOUND = re.compile(r"\bFound (\d+) (files?|matches|match|lines?|occurrences?)\b", re.IGNORECASE)
 _NOTHING = re.compile(r"^\s*No (?:files|matches|results)(?: were)? found", re.IGNORECASE)
 
+# Not a hit: pagination notices, "--" between context groups, and context lines themselves
+# ("src/a.py-12-text" or "12-text", where a match has ":").
+_NOT_A_HIT = re.compile(r"^(?:\(|\[Showing |--$|(?:\S*?-)?\d+-)")
+_PATH_LINE = re.compile(r"^[^\s:]+$")
+
 _FAILING = frozenset({"failed", "failing", "error", "errors"})
 _NOT_RUN = frozenset({"deselected"})
 
@@ -115,8 +120,9 @@ def match_count(output: str) -> tuple[int, str] | None:
         return count, "matches"
     if _NOTHING.search(output):
         return 0, "files"
-    lines = [line for line in output.splitlines() if line.strip() and not line.startswith("(")]
+    lines = [line for line in output.splitlines() if line.strip() and not _NOT_A_HIT.match(line)]
     if not lines:
         return 0, "files"
-    looks_like_paths = all(":" not in line.split("/")[-1] for line in lines)
-    return len(lines), "files" if looks_like_paths else "matches"
+    if all(_PATH_LINE.match(line) for line in lines):
+        return len(lines), "files"
+    return len(lines), "matches"

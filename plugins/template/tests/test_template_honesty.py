@@ -68,7 +68,9 @@ def test_cancelled_siblings_are_told_once_with_their_cause() -> None:
     )
     assert "all 3 failed" not in said and "Sibling" not in said
     # The last cancellation comes later: already told, so nothing new to say yet.
-    assert tell(result(siblings[2], CANCELLED, True), scene=scene) == ""
+    assert tell(result(siblings[2], CANCELLED, True), scene=scene) == (
+        "In all, 3 parallel calls were cancelled after reading missing.py failed."
+    )
     # ...but the end of the run is always told, the waited-on call counted once.
     scene.tool_calls, scene.tool_errors = 4, 4
     ending = tell(result(siblings[2], CANCELLED, True), reason="final", scene=scene)
