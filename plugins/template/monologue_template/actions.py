@@ -103,6 +103,8 @@ class Memory:
     """The latest such calls counted (bounded): a batch the narrator answered with *wait*
     comes back, and its calls are not counted twice."""
 
+    acted: set[str] = field(default_factory=set)
+    """Agents seen acting (calling tools, speaking), a few at most."""
     in_a_row: tuple[str, int] = ("", 0)
     """The latest narration (normalised) and how many times in a row it was said."""
     interrupted: bool = False
@@ -134,6 +136,8 @@ def regroup(events: list[Event], memory: Memory) -> tuple[list[Action], list[Not
     notes: list[Note] = []
     for order, event in enumerate(events):
         data = event.data
+        if event.type in ("tool_call", "text") and len(memory.acted) < 32:
+            memory.acted.add(event.agent)
         if event.type == "tool_call":
             use_id = str(data.get("tool_use_id"))
             tool_input = redact(data.get("input") or {})

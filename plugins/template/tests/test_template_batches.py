@@ -146,7 +146,7 @@ def test_a_sub_agent_named_after_its_task_is_called_by_the_task() -> None:
     batch = done("Read", "x", file_path="a.py")
     for item in batch:
         item.agent = f"{AGENT}/Find the retry limit"
-    assert tell(batch) == 'The "Find the retry limit" sub-agent read a.py.'
+    assert tell(batch) == 'My "Find the retry limit" sub-agent read a.py.'
 
 
 def test_sub_agent_failures_are_attributed_too() -> None:
