@@ -88,7 +88,9 @@ def narratives(path: Path, settings: dict[str, Any]) -> list[str]:
     for event in events:
         if session is None:
             config = load_config({"narrator": "template", **settings})
-            session = Session(getattr(events, "agent", None) or event.agent or "agent", config=config)
+            session = Session(
+                getattr(events, "agent", None) or event.agent or "agent", config=config
+            )
             session.subscribe(lambda narrative: said.append(str(narrative.data["text"])))
             session.start()
         if event.type == "completion":
@@ -116,7 +118,9 @@ def audit_trace(path: Path, mode: str, runs: int) -> Figures:
     bare = [_AGAIN.sub("", text).lower() for text in said]
     figures.again_pairs = sum(
         1
-        for before, after, raw_before, raw_after in zip(bare, bare[1:], said, said[1:])
+        for before, after, raw_before, raw_after in zip(
+            bare, bare[1:], said, said[1:], strict=False
+        )
         if before == after and raw_before != raw_after
     )
     figures.same_runs = 1 + sum(narratives(path, MODES[mode]) == said for _ in range(runs - 1))

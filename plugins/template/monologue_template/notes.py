@@ -4,6 +4,7 @@ when the agent is quiet."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from monologue.digest import is_interruption
@@ -18,8 +19,10 @@ from .wording import (
     clamp_words,
     clip,
     first_sentence,
+    humanize,
     is_first_person,
     join_list,
+    own_words,
     plural,
     quoted,
     squash,
@@ -42,6 +45,10 @@ _IMPERATIVE = frozenset(
 
 
 _COMPACTED = "(The conversation was compacted.)"
+_INTENTION = re.compile(
+    r"^(?:(?:Now|OK|Okay|Alright|Next|First|Then),? )?(?:let me|let's|I'll|I will|I'm going to)\b",
+    re.IGNORECASE,
+)
 _ENDINGS = frozenset({"completed", "interrupted", "failed", "cut_off"})
 
 
@@ -62,10 +69,15 @@ def _result_sentence(subject: str, data: dict[str, Any]) -> tuple[str, bool]:
     error = data.get("error")
     reason = error.get("reason") if isinstance(error, dict) else None
     why = redact_text(squash(str(reason or data.get("notes") or "")))
-    verb = {"success": "finished", "partial": "partly finished", "failed": "failed"}
+    verb = {
+        "success": "finished",
+        "partial": "partly finished",
+        "failed": "failed",
+        "submitted": "submitted my work",
+    }
     head = f"{subject} {verb.get(outcome, 'finished')}{task}"
     if outcome and outcome not in verb:
-        head += f" ({outcome})"
+        head += f" ({humanize(outcome)})"
     text = f"{head}: {first_sentence(why, 100)}" if why else head
     if outcome == "failed" and data.get("retrying"):
         text += "; it will be retried"
@@ -89,11 +101,17 @@ def _note_clause(scene: Scene, note: Note) -> Clause | None:
     who = subject_of(scene, note.agent)
     mine = who == "I"
     if note.type in ("text", "agent_update") and note.text.strip():
-        said = first_sentence(note.text)
+        said = first_sentence(humanize(note.text.strip()))
+        if not said:
+            return None
+        intention = _INTENTION.match(said) is not None
+        said = own_words(said) if mine else said
         progress = note.data.get("progress")
         if isinstance(progress, int | float) and 0 <= progress <= 1:
             said = f"{said.rstrip('.')} ({round(progress * 100)}% done)"
         text = said if mine else f"{capitalize(who)} says: {said}"
+        if intention and not scene.first:  # "Let me check x": the act is told instead
+            return _said(text, LOW, note.order)
         return _said(text, SAY + (2 if scene.first and mine else 0), note.order)
     if note.type == "error":
         text = f"{capitalize(who)} hit an error: {clip(note.text, 100)}"
