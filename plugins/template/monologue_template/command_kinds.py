@@ -33,12 +33,8 @@ class Bash(Kind):
     def many(self, actions: list[Action], cwd: str | None, short: bool) -> str:
         if len(actions) == 1 or short:
             return super().many(actions, cwd, short)
-        names = [self.one_short(action) for action in actions]
+        names = _distinct([_command(action) for action in actions], 30)
         return f"{len(actions)} commands: {join_list(names)}"
-
-    def one_short(self, action: Action) -> str:
-        command = action.input.get("command", action.input.get("cmd", ""))
-        return f"`{command_text(command, 30)}`"
 
     def details(self, actions: list[Action], cwd: str | None) -> list[str]:
         description = actions[0].input.get("description")
@@ -63,6 +59,21 @@ class Bash(Kind):
                 f"ran {obj_short}; it failed",
             )
         return f"ran {obj}, but it failed: {reason}", f"ran {obj_short}; it failed"
+
+
+def _command(action: Action) -> str:
+    return str(action.input.get("command", action.input.get("cmd", "")))
+
+
+def _distinct(commands: list[str], limit: int) -> list[str]:
+    """Commands shortened to ``limit``, or longer where two would read the same: two
+    different ``python3 -c "..."`` never become one string."""
+    wanted = len(set(commands))
+    for room in (limit, limit * 2, limit * 4):
+        names = [f"`{command_text(command, room)}`" for command in commands]
+        if len(set(names)) == wanted:
+            return names
+    return names
 
 
 class Background(Bash):

@@ -70,6 +70,8 @@ class Kind:
         label = tool_label(action.tool)
         for key in (*SALIENT_KEYS, *action.input):
             value = action.input.get(key)
+            if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+                continue  # raw JSON says nothing to a reader
             if isinstance(value, str | int | float) and str(value).strip():
                 return f"{label} on {clip_middle(str(value), 24 if short else 50)}"
         return label
@@ -78,8 +80,8 @@ class Kind:
         names = unique([self.one(action, cwd, short) for action in actions])
         if len(names) == 1:
             return names[0]
-        if short:
-            return plural(len(names), *self.nouns)
+        if short:  # never just "2 commands" when one can be named
+            return f"{names[0]} and {len(names) - 1} more"
         if len(names) == 2:
             return join_list(names)
         return f"{plural(len(names), *self.nouns)}: {join_list(names)}"

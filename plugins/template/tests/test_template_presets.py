@@ -117,7 +117,7 @@ def test_terse_wording() -> None:
     assert tell(events, reason="final", preset="terse", **facts) == (
         "I'm done after 12 tool calls; 2 failed."
     )
-    assert tell(BATCHES["reads"][0], preset="terse") == "I read 5 files."
+    assert tell(BATCHES["reads"][0], preset="terse") == "I read a.py and 4 other files."
 
 
 def test_verbose_adds_details_and_progress() -> None:
