@@ -54,18 +54,21 @@ LIMITS = {"terse": (1, 1), "default": (1, 2), "verbose": (2, 4)}
 
 
 def narrate(scene: Scene, events: list[Event], reason: str) -> str:
-    """The narration of ``events``; empty (keep buffering) only when all they hold is
-    cancelled calls whose cascade was already told, and the run goes on."""
+    """The narration of ``events``; empty (keep buffering) when they hold nothing to tell
+    (a side request, a system reminder...) and the run goes on."""
     actions, notes = regroup(events, scene.memory)
     actions, cascade = cascade_clauses(scene, actions)
     clauses = _action_clauses(scene, actions) + cascade + note_clauses(scene, notes)
+    if any(not action.running for action in actions):
+        # "Let me check x" is stale once the batch tells what was done.
+        clauses = [clause for clause in clauses if not clause.intention]
     if reason == "final" or any(note.type == "completion" for note in notes):
         clauses = with_ending(scene, clauses, notes)
     if reason == "idle":
         clauses.append(still_running(scene, len(events)))
     if not clauses:
-        if events and not notes and not actions and reason != "final":
-            return ""  # only cancelled calls, already told: nothing new yet
+        if events and reason != "final":
+            return ""  # nothing to tell yet (skipped injected messages...): keep buffering
         clauses = [Clause("I'm still working", "I'm still working", LOW, 0, subject=None)]
     return _compose(scene, clauses)
 
@@ -175,6 +178,8 @@ def _render(scene: Scene, ranked: list[Clause], said: set[str], variant: int = 0
     if scene.preset == "terse":
         return _terse(ranked, said, variant)
     fewest, most = LIMITS.get(scene.preset, LIMITS["default"])
+    if any(clause.priority == ENDING for clause in ranked):
+        most += 1  # how the run ended is said on top of what the last events did
     chosen: list[Clause] = []
     count = 0
     for clause in ranked:

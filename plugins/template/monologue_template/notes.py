@@ -110,9 +110,9 @@ def _note_clause(scene: Scene, note: Note) -> Clause | None:
         if isinstance(progress, int | float) and 0 <= progress <= 1:
             said = f"{said.rstrip('.')} ({round(progress * 100)}% done)"
         text = said if mine else f"{capitalize(who)} says: {said}"
-        if intention and not scene.first:  # "Let me check x": the act is told instead
-            return _said(text, LOW, note.order)
-        return _said(text, SAY + (2 if scene.first and mine else 0), note.order)
+        clause = _said(text, SAY + (2 if scene.first and mine else 0), note.order)
+        clause.intention = intention
+        return clause
     if note.type == "error":
         text = f"{capitalize(who)} hit an error: {clip(note.text, 100)}"
         short = f"{capitalize(who)} hit an error: {clip(note.text, 30)}"

@@ -45,7 +45,7 @@ _SIDE = re.compile(
     r"|Please write a 5-10 word title|Summarize this coding conversation in under)",
     re.IGNORECASE,
 )
-_TAG = re.compile(r"<([\w-]+)>\s*(.*?)\s*</\1>", re.DOTALL)
+_TAG = re.compile(r"<(?!task-notification>)([\w-]+)>\s*(.*?)\s*</\1>", re.DOTALL)
 _HEX_ID = re.compile(r"\b[0-9a-f]{7,}\b")
 
 

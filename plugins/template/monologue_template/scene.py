@@ -66,6 +66,8 @@ class Clause:
     details: list[str] = field(default_factory=list)
     listed: str = ""
     """How it reads among other steps in one sentence (see ``compose._merge_routine``)."""
+    intention: bool = False
+    """The agent saying what it is about to do ("Let me run the tests")."""
     named: bool = False
     """It names a concrete subject (a file, a command, a URL...): terse prefers those."""
 
