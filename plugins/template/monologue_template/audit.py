@@ -6,7 +6,7 @@ current folder, or ``$MONOLOGUE_TRACES``) replays every Claude Code trace there
 mode (default, terse, strict gate, terse with strict) and prints, per mode and per trace:
 
 - ``subject``: the share of narratives naming a concrete subject (a path, a command, a
-  quoted name, a URL, the tests); the brief asks >= 80% of terse lines;
+  quoted name, a URL, the tests, the user's request); the brief asks >= 80% of terse lines;
 - ``first``: the share in the first person (>= 95%);
 - ``again``: consecutive pairs differing only by a leading "Again," (none);
 - ``same``: how many of ``--runs`` replays gave exactly the first one's narratives.
@@ -38,6 +38,7 @@ TARGETS = {"terse_subject": 0.80, "first": 0.95}
 
 _SUBJECT = re.compile(
     r"`[^`]+`|\"[^\"]+\"|\w[\w-]*[./]\w|https?://|\btests?\b|\btest suite\b|\btest run\b"
+    r"|^You asked me to "  # the request itself, in the user's words
 )
 _FIRST = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|My)\b|^You\b|^\(The conversation")
 _AGAIN = re.compile(r"^(?:Again|Once more),\s*", re.IGNORECASE)

@@ -104,7 +104,7 @@ def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
         if failure:
             who = subject_of(scene, agent)
             text = f"when {failure.doing}, {who} got: {failure.reason}"
-            short = f"{who} couldn't {failure.short}: {clamp_words(failure.reason, 4)}"
+            short = f"{who} {failure.short}: {clamp_words(failure.reason, 4)}"
             clauses.append(Clause(text, short, ERROR, order + 0.5, None, named=True))
     if scene.preset != "terse":  # terse says only the latest thing anyway
         clauses = _merge_routine(clauses)
@@ -205,7 +205,7 @@ def _terse(ranked: list[Clause], said: set[str], variant: int) -> str:
     if top.named or named is None:
         return clamp_words(_fresh(top, said, short=True, start=variant), TERSE_WORDS)
     # "I'm done after 12 tool calls" says little; "; 2 failed" is news of its own.
-    if top.priority == ENDING and top.short.startswith("I'm done") and ";" not in top.short:
+    if top.priority == ENDING and top.short.startswith("I'm done"):
         latest = max((c for c in ranked if c.named and c.priority < ENDING), key=lambda c: c.order)
         step = lower_first(_fresh(latest, said, short=True, start=variant))
         return clamp_words(f"I'm done; last, {step}", TERSE_WORDS)

@@ -25,8 +25,8 @@ Verbs = tuple[str, str, str]
 
 @dataclass(frozen=True)
 class Failure:
-    """A failed action: what it was doing ("running `false`"), the same said briefly in the
-    base form ("run `false`"), and why it failed."""
+    """A failed action: what it was doing ("running `false`"), what came of it briefly
+    ("couldn't read a.py", "ran `false`; it failed"), and why it failed."""
 
     doing: str
     short: str
@@ -135,9 +135,10 @@ class Kind:
         failure = None
         if failed:
             first = failed[0]
+            one_short = self.one(first, cwd, True)
             failure = Failure(
                 f"{self.verbs[2]} {self.one(first, cwd, False)}",
-                f"{self.verbs[0]} {self.one(first, cwd, True)}",
+                self.failed([first], one_short, one_short, reason)[1],
                 reason,
             )
         tail = self.outcome(actions, False)
