@@ -3,7 +3,8 @@
 An :class:`Action` is one tool use, its call and (once it came) its result. A result whose
 call was narrated in an earlier turn is joined to it through the session's call memory, so
 "I'm running the test suite." can be followed by "I ran the test suite; all 41 tests passed."
-Every other event is a :class:`Note`. Text from tools and the agent is redacted here, once.
+Every other event is a :class:`Note`. Tool inputs and notes' text are redacted here, once;
+a tool's output where it is quoted.
 
 What a result shows is read here too, so that no wording claims more: a shell command sent
 to the background has only *started*; a call cancelled because a parallel sibling failed
@@ -29,6 +30,8 @@ from .tools import kind_of
 if TYPE_CHECKING:
     from monologue.events import Event
 
+NOTE_LIMIT = 8000
+"""Characters of a note's text read (a long agent message is told by its start)."""
 MEMORY_LIMIT = 500
 """Calls remembered per session while waiting for their results."""
 
@@ -152,7 +155,10 @@ def regroup(events: list[Event], memory: Memory) -> tuple[list[Action], list[Not
                     data.get("tool_name") or tool, tool_input, agent, order, use_id
                 )
             calls.pop(use_id, None)
-            action.output = redact_text(as_text(data.get("output")))
+            # Raw: only what is quoted from an output is redacted, where it is quoted
+            # (errors.error_excerpt, outcomes, a sub-agent's report); redacting whole
+            # outputs was most of a narration's cost.
+            action.output = as_text(data.get("output"))
             action.is_error = bool(data.get("is_error"))
         else:
             note = _note(event, order)
@@ -176,7 +182,7 @@ def _note(event: Event, order: int) -> Note:
         type=event.type,
         agent=event.agent,
         order=order,
-        text=redact_text(as_text(raw)),
+        text=redact_text(as_text(raw)[:NOTE_LIMIT]),
         is_error=event.type == "error" or bool(data.get("is_error")),
         data=data,
     )

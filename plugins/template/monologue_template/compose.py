@@ -12,6 +12,7 @@ commands, paths and numbers are left out.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING
 
@@ -237,7 +238,16 @@ def _fill(
 
 
 def _said_before(history: list[str]) -> set[str]:
-    return {_normal(part) for text in history for part in split_sentences(text)}
+    said: set[str] = set()
+    for text in history:
+        said |= _sentences_said(text)
+    return said
+
+
+# The history repeats from one narration to the next: each narrative is read once.
+@functools.lru_cache(maxsize=1024)
+def _sentences_said(text: str) -> frozenset[str]:
+    return frozenset(_normal(part) for part in split_sentences(text))
 
 
 def _normal(text: str) -> str:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from monologue.redact import redact_text
+
 from .wording import clip, split_sentences
 
 __all__ = ["error_excerpt", "has_crash"]
@@ -158,7 +160,7 @@ def error_excerpt(output: str, limit: int = 90) -> str:
             text = f"{text} {after}"
     else:
         text = _first_plain(lines) or lines[0]
-    text = _PREFIX.sub("", " ".join(text.split()))
+    text = _PREFIX.sub("", " ".join(redact_text(text).split()))
     first = (split_sentences(text) or [text])[0]
     if len(first) < 12 and len(text) > len(first):  # "Error. Something else" keeps more
         first = text

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from monologue.redact import redact_text
+
 from .wording import clip
 
 # pytest: "2 failed, 38 passed, 1 skipped in 1.2s"; jest: "Tests: 2 failed, 39 passed, 41 total";
@@ -107,7 +109,7 @@ def _last_counts(output: str) -> dict[str, int]:
 
 def _first_failure(output: str) -> str | None:
     found = _FAILED_TEST.search(output) or _FAILED_JEST.search(output)
-    return clip(found.group(1), 80) if found else None
+    return clip(redact_text(found.group(1)), 80) if found else None
 
 
 def match_count(output: str) -> tuple[int, str] | None:

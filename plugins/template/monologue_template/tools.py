@@ -176,6 +176,12 @@ def command_text(raw: Any, limit: int = 60) -> str:
     """A shell command shortened for a sentence (first line, no leading ``cd x &&``): long
     paths keep their last parts, and a long command its head and its tail, so that two
     commands that differ stay different."""
+    return _command_text(str(raw), limit)
+
+
+# A command is named several times per narration (full, short, in a list).
+@functools.lru_cache(maxsize=2048)
+def _command_text(raw: str, limit: int) -> str:
     lines = [line for line in str(raw).strip().splitlines() if line.strip()]
     text = redact_text(lines[0] if lines else "")
     text = _SAVED_OUTPUT.sub("a-saved-tool-output", _CD_PREFIX.sub("", text.strip()))
