@@ -12,6 +12,7 @@ from .tools import command_text
 from .wording import clip, join_list
 
 _EXIT_CODE = re.compile(r"^\s*Exit code (-?\d+)")
+_MILESTONE = re.compile(r"`git (?:commit|push|merge|rebase|tag)\b|`gh pr\b")
 # Reasons a command never started: "tried to run", not "ran".
 _UNRUN = re.compile(
     r"command not found|permission denied|cannot execute|not executable|was blocked"
@@ -34,6 +35,11 @@ class Bash(Kind):
         if len(actions) == 1 or short:
             return super().many(actions, cwd, short)
         names = _distinct([_command(action) for action in actions], 30)
+        if len(names) > 3:  # commits and pushes first, in their order
+            kept = sorted(range(len(names)), key=lambda i: not _MILESTONE.search(names[i]))[:3]
+            rest = len(names) - 3
+            shown = [names[i] for i in sorted(kept)]
+            return f"{len(actions)} commands: {', '.join(shown)} and {rest} more"
         return f"{len(actions)} commands: {join_list(names)}"
 
     def details(self, actions: list[Action], cwd: str | None) -> list[str]:

@@ -48,6 +48,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Scene", "narrate"]
 
+_ROUTINE_RANK = {"edit": 2, "write": 2, "bash": 1}
+"""Which routine steps a long stretch names first when it cannot name them all."""
 _AGAIN = re.compile(r"^(?:Again|Once more), ", re.IGNORECASE)
 
 LIMITS = {"terse": (1, 1), "default": (1, 2), "verbose": (2, 4)}
@@ -99,6 +101,7 @@ def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
                 details=phrase.details,
                 listed=phrase.listed,
                 named=names_subject(phrase.running_short if running else phrase.done_short),
+                rank=_ROUTINE_RANK.get(kind, 0),
             )
         )
         failure = phrase.failure
@@ -122,10 +125,14 @@ def _merge_routine(clauses: list[Clause]) -> list[Clause]:
     for subject, group in routine.items():
         if len(group) < 2:
             continue
-        parts = [clause.listed for clause in group]
-        if len(parts) > 3:
-            more = sum(clause.weight for clause in group[3:])
-            parts = [*parts[:3], f"took {plural(more, 'more step')}"]
+        shown = group
+        if len(group) > 3:  # edits and commands over reads and searches, in their order
+            kept = {id(clause) for clause in sorted(group, key=lambda c: -c.rank)[:3]}
+            shown = [clause for clause in group if id(clause) in kept]
+        parts = [clause.listed for clause in shown]
+        if len(group) > 3:
+            more = sum(clause.weight for clause in group if id(clause) not in kept)
+            parts.append(f"took {plural(more, 'more step')}")
         text = join_list(parts, limit=len(parts))
         merged = Clause(
             text,

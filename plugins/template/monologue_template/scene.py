@@ -66,6 +66,8 @@ class Clause:
     details: list[str] = field(default_factory=list)
     listed: str = ""
     """How it reads among other steps in one sentence (see ``compose._merge_routine``)."""
+    rank: int = 0
+    """How much a routine step matters when a list has no room for all (edits first)."""
     intention: bool = False
     """The agent saying what it is about to do ("Let me run the tests")."""
     named: bool = False

@@ -298,6 +298,21 @@ CASES = [
         before=("tests passed", "pathspec"),
     ),
     Case(
+        "a long stretch names its commits and edits",
+        5,
+        [
+            *[event for n in range(4) for event in run("Read", "x", file_path=f"/r/lib/m{n}.ex")],
+            *run("Grep", "lib/a.ex:1:x", pattern="defmodule"),
+            *run("Edit", "ok", file_path="/r/lib/parser.ex", old_string="a", new_string="b"),
+            *run("Bash", "ok", command="mix format"),
+            *run("Bash", "[main 1a2b3c4] Parse dates", command="git commit -m 'Parse dates'"),
+            *run("Bash", "ok", command="mix compile"),
+            *run("Bash", "ok", command="ls lib"),
+            *run("Bash", "[main 5d6e7f8] Tests", command="git commit -m 'Add tests'"),
+        ],
+        must=["parser.ex", "git commit -m 'Parse dates'", "git commit -m 'Add tests'"],
+    ),
+    Case(
         "no raw tags, internal paths, JSON or enum states",
         6,
         [
