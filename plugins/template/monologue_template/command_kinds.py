@@ -6,7 +6,7 @@ import re
 
 from .actions import Action
 from .errors import error_excerpt, has_crash
-from .kind import Kind, Phrase
+from .kind import Kind, Phrase, unique
 from .outcomes import SuiteResult, suite_result
 from .tools import command_text
 from .wording import clip, join_list
@@ -32,6 +32,11 @@ class Bash(Kind):
         return f"`{command_text(command, 32 if short else 60)}`" if command else "a command"
 
     def many(self, actions: list[Action], cwd: str | None, short: bool) -> str:
+        if short and len(actions) > 1:
+            names = unique([self.one(action, cwd, True) for action in actions])
+            if len(names) > 1:  # one named (a commit first), the rest counted
+                first = next((name for name in names if _MILESTONE.search(name)), names[0])
+                return f"{first} and {len(names) - 1} more"
         if len(actions) == 1 or short:
             return super().many(actions, cwd, short)
         names = _distinct([_command(action) for action in actions], 30)
