@@ -45,6 +45,8 @@ class Action:
     agent: str
     order: int
     use_id: str = ""
+    ended: int | None = None
+    """Where its result came in the batch (``None``: earlier, or not yet)."""
     output: str | None = None
     is_error: bool = False
     kind: str = field(init=False)
@@ -155,6 +157,7 @@ def regroup(events: list[Event], memory: Memory) -> tuple[list[Action], list[Not
                     data.get("tool_name") or tool, tool_input, agent, order, use_id
                 )
             calls.pop(use_id, None)
+            action.ended = order
             # Raw: only what is quoted from an output is redacted, where it is quoted
             # (errors.error_excerpt, outcomes, a sub-agent's report); redacting whole
             # outputs was most of a narration's cost.

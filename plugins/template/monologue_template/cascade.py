@@ -43,7 +43,7 @@ def cascade_clauses(scene: Scene, actions: list[Action]) -> tuple[list[Action], 
     key = cause[0] if cause else ""
     told = memory.told_cascade(key) if key else 0
     memory.tell_cascade(key, len(cancelled))
-    order = min(action.order for action in cancelled)
+    order = min(a.order if a.ended is None else a.ended for a in cancelled)
     if told:
         # More siblings of a failure already told: the full count, once it is known.
         total = told + len(cancelled)

@@ -16,7 +16,7 @@ _MILESTONE = re.compile(r"`git (?:commit|push|merge|rebase|tag)\b|`gh pr\b")
 # Reasons a command never started: "tried to run", not "ran".
 _UNRUN = re.compile(
     r"command not found|permission denied|cannot execute|not executable|was blocked"
-    r"|requires approval",
+    r"|requires approval|\bcd\b.*no such file",
     re.IGNORECASE,
 )
 
@@ -107,10 +107,12 @@ class Tests(Bash):
         return suite_result(done[-1].output or "") if done else None
 
     def all_failed(self, actions: list[Action]) -> bool:
-        # A run with output ran: what it shows is its outcome (see ``outcome``).
-        return super().all_failed(actions) and not any(
-            (action.output or "").strip() for action in actions
-        )
+        # A run with output ran: what it shows is its outcome (see ``outcome``), unless it
+        # says the run never started (`cd` into a missing folder, a missing program).
+        if not super().all_failed(actions) or self._summary(actions) is not None:
+            return False
+        output = actions[-1].output or ""
+        return not output.strip() or bool(_UNRUN.search(error_excerpt(output)))
 
     def phrase(self, actions: list[Action], cwd: str | None) -> Phrase:
         phrase = super().phrase(actions, cwd)

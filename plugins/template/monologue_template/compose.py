@@ -85,7 +85,9 @@ def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
     clauses = []
     for (agent, kind, _, running), group in groups.items():
         phrase = KINDS[kind].phrase(group, scene.cwd)
-        order = group[0].order
+        # Told where it happened: a finished step when it finished (a sub-agent's report
+        # after its own steps), a running one when it started.
+        order = min(a.order if running or a.ended is None else a.ended for a in group)
         failed = not running and KINDS[kind].all_failed(group)
         news = kind in ("tests", "task", "background") and not running
         priority = ERROR if failed else TESTS if news else WORK

@@ -20,6 +20,7 @@ _FILLER = re.compile(
     r"^(?:(?:Now|Perfect|Great|Excellent|OK|Okay|Good|Alright)[,!.]?\s*)*"
     r"(?:I (?:now )?have (?:all )?(?:the |enough )?(?:information|context|everything|what)"
     r"|I(?:'ve| have) (?:gathered|collected) (?:all|enough)"
+    r"|Based on (?:my|the|this) (?:analysis|investigation|review|research|exploration)"
     r"|(?:Let me|I'll|I will) (?:now )?(?:provide|give|write|compile|summarize) (?:you )?"
     r"(?:a |my |the )?(?:summary|report|comprehensive|final|detailed|overview))",
     re.IGNORECASE,
