@@ -13,6 +13,7 @@ dropped, keeping their content.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from monologue.redact import redact_text
@@ -141,6 +142,7 @@ def _first_plain(lines: list[str]) -> str:
     return ""
 
 
+@functools.lru_cache(maxsize=64)  # a failure is worded several times per narration
 def error_excerpt(output: str, limit: int = 90) -> str:
     """The error ``output`` states, on one line (``""`` when it says nothing): ``Could not
     resolve "js/app.js"``, ``KeyError: 'retries'``, ``src/a.py:3:1: F401 'os' imported but

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -51,6 +52,8 @@ class SuiteResult:
         return f"all {self.total} tests passed" if self.total else "no tests ran"
 
 
+# One output is read several times per narration (its outcome, full and short, details).
+@functools.lru_cache(maxsize=64)
 def suite_result(output: str) -> SuiteResult | None:
     """The summary of a pytest, unittest, jest, mocha, cargo, ExUnit or go test run, if ``output``
     ends with one."""
@@ -112,6 +115,7 @@ def _first_failure(output: str) -> str | None:
     return clip(redact_text(found.group(1)), 80) if found else None
 
 
+@functools.lru_cache(maxsize=64)
 def match_count(output: str) -> tuple[int, str] | None:
     """How many files or lines a search found: ``(19, "files")``; ``None`` when unclear."""
     found = _FOUND.search(output)
