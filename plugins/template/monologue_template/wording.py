@@ -155,7 +155,10 @@ def first_sentence(text: str, limit: int = 120) -> str:
         (rest if label or listed or len(line.split()) < 3 else prose).append(line)
     for line in prose or rest:
         parts = [part for part in split_sentences(line) if not _FILLER.match(part)]
-        chosen = next((part for part in parts if len(part.split()) >= 3), None)
+        # A real sentence, past a bare "Great!" ("Found main." is one).
+        chosen = next((part for part in parts if len(part.split()) >= 3), None) or next(
+            (part for part in parts if len(part.split()) == 2), None
+        )
         if chosen is not None:
             return clip(chosen, limit).rstrip(":")
     return ""

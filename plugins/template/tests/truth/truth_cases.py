@@ -370,7 +370,7 @@ CASES = [
         "an Agent SDK read, its result and a text: the read is told",
         12,
         [*run("Read", "def main(): ...", file_path="src/app.py"), say("Found main.")],
-        must=["src/app.py"],
+        must=["src/app.py", "Found main"],
         terse=["app.py"],
     ),
 ]
