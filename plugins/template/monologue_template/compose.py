@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Scene", "narrate"]
 
+_PUNCTUATION = re.compile(r"[^\w\s]")
 _ROUTINE_RANK = {"edit": 2, "write": 2, "bash": 1}
 """Which routine steps a long stretch names first when it cannot name them all."""
 _AGAIN = re.compile(r"^(?:Again|Once more), ", re.IGNORECASE)
@@ -259,8 +260,9 @@ def _sentences_said(text: str) -> frozenset[str]:
     return frozenset(_normal(part) for part in split_sentences(text))
 
 
+@functools.lru_cache(maxsize=2048)
 def _normal(text: str) -> str:
-    return re.sub(r"[^\w\s]", "", text).lower().strip()
+    return _PUNCTUATION.sub("", text).lower().strip()
 
 
 def _fresh(clause: Clause, said: set[str], short: bool = False, start: int = 0) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -42,6 +43,9 @@ _SKELETON_DROP = re.compile(r"`[^`]*`|\"[^\"]*\"|\S*[/.\\]\S*\w|\d+")
 _SKELETON_PUNCT = re.compile(r"[^\w\s]")
 
 
+# Pure and called many times a narration on the same few strings (paths, commands,
+# sentences of the history): cached.
+@functools.lru_cache(maxsize=4096)
 def squash(text: str) -> str:
     """``text`` on one line, whitespace collapsed (escaped line breaks too: ``\\n``)."""
     return _SPACE.sub(" ", _ESCAPED_BREAK.sub(" ", text)).strip()
@@ -53,6 +57,7 @@ def names_subject(text: str) -> bool:
     return bool(_NAMES.search(text))
 
 
+@functools.lru_cache(maxsize=1024)
 def skeleton(text: str) -> str:
     """``text`` without what makes it specific (commands, quotes, paths, numbers): two
     narratives with the same skeleton read alike."""
