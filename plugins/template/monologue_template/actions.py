@@ -145,7 +145,7 @@ def regroup(events: list[Event], memory: Memory) -> tuple[list[Action], list[Not
             memory.acted.add(event.agent)
         if event.type == "tool_call":
             use_id = str(data.get("tool_use_id"))
-            tool_input = redact(data.get("input") or {})
+            tool_input = _redacted(data.get("tool_name"), data.get("input") or {})
             actions[use_id] = Action(data.get("tool_name"), tool_input, event.agent, order, use_id)
             calls[use_id] = (data.get("tool_name"), tool_input, event.agent)
         elif event.type == "tool_result":
@@ -176,6 +176,19 @@ def regroup(events: list[Event], memory: Memory) -> tuple[list[Action], list[Not
         del calls[next(iter(calls))]
     memory.count_unrun(list(actions.values()))
     return sorted(actions.values(), key=lambda action: action.order), notes
+
+
+# What a file tool writes is never quoted (only its lines are counted): left unredacted,
+# since redacting whole files was a large part of a narration's cost.
+_UNQUOTED = frozenset({"content", "old_string", "new_string", "edits", "new_source"})
+
+
+def _redacted(tool: str | None, tool_input: dict[str, Any]) -> dict[str, Any]:
+    if kind_of(tool, tool_input) not in ("write", "edit"):
+        return redact(tool_input)  # type: ignore[no-any-return]
+    kept = {key: value for key, value in tool_input.items() if key in _UNQUOTED}
+    rest = redact({key: value for key, value in tool_input.items() if key not in _UNQUOTED})
+    return {**rest, **kept}
 
 
 def _note(event: Event, order: int) -> Note:
