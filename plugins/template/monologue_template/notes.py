@@ -132,7 +132,7 @@ def _note_clause(scene: Scene, note: Note) -> Clause | None:
         text = f"{lead}; I was asked: {quoted(squash(note.text).rstrip('.'), 80)}"
         return Clause(text, lead, SAY + 2, note.order, None, named=True)
     if note.type == "compaction":
-        return Clause(_COMPACTED, _COMPACTED, LOW, note.order, None)
+        return Clause(_COMPACTED, _COMPACTED, SAY, note.order, None)
     if note.type == "thinking":
         text = "I'm thinking it through" if mine else f"{capitalize(who)} is thinking"
         return Clause(text, text, LOW, note.order, None)
@@ -152,7 +152,7 @@ def _user_clause(note: Note) -> Clause | None:
         # The request is what the work is about: it outranks the work itself.
         return _said(asked(prompt_text(note.text)), SAY + 2, note.order, named=True)
     if origin == "compaction":
-        return Clause(_COMPACTED, _COMPACTED, LOW, note.order, None)
+        return Clause(_COMPACTED, _COMPACTED, SAY, note.order, None)
     if origin == "task_notification":
         outcome = task_outcome(note.text)
         return _said(outcome, TESTS, note.order, named=True) if outcome else None
