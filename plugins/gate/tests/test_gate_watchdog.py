@@ -50,8 +50,7 @@ def test_idle_fires_after_the_interval_once_per_quiet_stretch(
         watchdog.check()
         assert mock_narrator.wait_for_calls(2)
         assert s.wait_idle(5)
-    # Closed with `pytest -q` still open: the run was cut off, and the final narration says so.
-    assert mock_narrator.reasons == ["idle", "idle", "final"]
+    assert mock_narrator.reasons == ["idle", "idle"]
     assert mock_narrator.calls[1].types == ["text"]
     assert gate_state(s).watch is None
 
