@@ -134,9 +134,8 @@ class Lifecycle:
         )
         deadline = time.monotonic() + self.config.final_wait_s
         with self.lock:
-            # A buffer holding nothing but the completion itself has nothing to narrate,
-            # unless calls are still open: the run was cut off, and its end must be told.
-            if self._pending.only("completion") and not self.open_tool_calls:
+            # A buffer holding nothing but the completion itself has nothing to narrate.
+            if self._pending.only("completion"):
                 self._pending.clear()
             elif self.narrator is not None:
                 self._ensure_worker().finish(deadline)
