@@ -58,3 +58,19 @@ def test_the_predicates() -> None:
     assert not is_cancelled("Sibling tool call errored", False)
     assert is_declined("The user doesn't want to proceed with this tool use.", True)
     assert not is_declined("ok", True)
+
+
+def test_a_piped_command_and_an_injected_message_are_flagged() -> None:
+    facts = outcome_facts(
+        [
+            call("1", "Bash", command="mix test | tail -50"),
+            result("1", "** (Mix) Could not start application spotter"),
+            call("2", "Bash", command="make || true"),
+            result("2", "ok"),
+            Event(type="user_message", data={"text": "summary", "origin": "compaction"}),
+            Event(type="user_message", data={"text": "fix it", "origin": "user"}),
+        ]
+    )
+    assert len(facts) == 2
+    assert "piped" in facts[0] and "mix test | tail -50" in facts[0]
+    assert "compaction message" in facts[1] and "not the user's request" in facts[1]

@@ -49,6 +49,7 @@ _DECLINED = (
     "[Request interrupted by user for tool use]",
 )
 _INTERRUPTED = "[Request interrupted by user"
+_PIPED = re.compile(r"(?<![|])\|(?![|])")
 _JOB_TOOLS = frozenset({"TaskOutput", "BashOutput", "AgentOutputTool"})
 
 PATH_KEYS = ("file_path", "path", "notebook_path")
@@ -233,8 +234,18 @@ def outcome_facts(events: list[Event], limit: int = 12) -> list[str]:
                 )
             elif tool in _JOB_TOOLS and _JOB_RUNNING.search(output):
                 facts.append(f"{what} shows the background job is still running.")
+            elif _PIPED.search(str(tool_input.get("command") or "")):
+                facts.append(
+                    f"{what} is piped: its exit status is the last program's, so the output "
+                    "alone tells how it went (a crash, or no summary, is not a pass)."
+                )
         elif event.type == "user_message" and is_interruption(str(data.get("text", ""))):
             facts.append("The user interrupted the agent.")
+        elif event.type == "user_message" and data.get("origin") not in (None, "user"):
+            facts.append(
+                f"A {str(data['origin']).replace('_', ' ')} message came in: it is not the "
+                "user's request (never tell it as 'You asked me')."
+            )
     for use_id, call in calls.items():
         if use_id not in answered:
             what = _named(call.data.get("tool_name"), call)

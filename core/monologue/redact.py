@@ -15,6 +15,7 @@ disk either. This module is the one place the pattern set lives. It combines:
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Callable
@@ -200,6 +201,7 @@ def redact_text(text: str) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=1024)  # the same few keys, over and over
 def is_secret_key(key: str) -> bool:
     """True for a key whose value is a secret (``password``, ``DB_PASS``, ``api-key``...)."""
     return bool(_SECRET_KEY_RE.match(key))

@@ -66,10 +66,8 @@ def test_a_compaction_file_alone_is_told_as_a_compaction(
     monologue_plugins.load("claude", "template", "buffer")
     replayed = monologue_plugins.replay(COMPACTION, agent="claude", narrator="template")
     texts = [str(narrative.data["text"]) for narrative in replayed.narratives]
-    assert len(texts) == 1 and texts[0].startswith(
-        "I compacted the conversation; it now starts from: The user asked to rename "
-        "load_config to read_config everywhere, and src/cli.py is done."
-    )
+    # A compaction is told as such, never its summary as news (issue 23).
+    assert len(texts) == 1 and texts[0].startswith("(The conversation was compacted.)")
     assert "sub-agent" not in texts[0]
 
 

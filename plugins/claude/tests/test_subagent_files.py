@@ -59,7 +59,7 @@ def test_a_replay_narrates_the_subagents_by_name(monologue_plugins: PluginSandbo
     for tool, name in (("Grep", "Explore"), ("Bash", "Check tests")):
         call = next(e for e in replayed.of_type("tool_call") if e.data["tool_name"] == tool)
         assert call.agent == f"claude/{name}"
-        assert f'The "{name}" sub-agent' in (replayed.narrative_of(call) or "")
+        assert f'My "{name}" sub-agent' in (replayed.narrative_of(call) or "")
 
 
 def test_a_bad_subagent_line_names_the_subagent_file(tmp_path: Path) -> None:

@@ -3,7 +3,8 @@
 An :class:`Action` is one tool use, its call and (once it came) its result. A result whose
 call was narrated in an earlier turn is joined to it through the session's call memory, so
 "I'm running the test suite." can be followed by "I ran the test suite; all 41 tests passed."
-Every other event is a :class:`Note`. Text from tools and the agent is redacted here, once.
+Every other event is a :class:`Note`. Tool inputs and notes' text are redacted here, once;
+a tool's output where it is quoted.
 
 What a result shows is read here too, so that no wording claims more: a shell command sent
 to the background has only *started*; a call cancelled because a parallel sibling failed
@@ -15,7 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from monologue.digest import as_text, is_backgrounded, is_cancelled, is_declined
+from monologue.digest import (
+    as_text,
+    is_backgrounded,
+    is_cancelled,
+    is_declined,
+    is_interruption,
+)
 from monologue.redact import redact, redact_text
 
 from .tools import kind_of
@@ -23,6 +30,8 @@ from .tools import kind_of
 if TYPE_CHECKING:
     from monologue.events import Event
 
+NOTE_LIMIT = 8000
+"""Characters of a note's text read (a long agent message is told by its start)."""
 MEMORY_LIMIT = 500
 """Calls remembered per session while waiting for their results."""
 
@@ -36,6 +45,8 @@ class Action:
     agent: str
     order: int
     use_id: str = ""
+    ended: int | None = None
+    """Where its result came in the batch (``None``: earlier, or not yet)."""
     output: str | None = None
     is_error: bool = False
     kind: str = field(init=False)
@@ -87,8 +98,8 @@ class Memory:
     last_failure: tuple[str, str] | None = None
     """``(tool_use_id, how it is said)`` of the latest failed call: the cause of cancelled
     siblings whose results come in a later batch."""
-    cascades_told: list[str] = field(default_factory=list)
-    """Failed calls whose cancelled siblings were already told (newest last, bounded)."""
+    cascades_told: dict[str, int] = field(default_factory=dict)
+    """Failed calls whose cancelled siblings were already told, and how many (bounded)."""
     cancelled: int = 0
     """Calls cancelled so far: the session counts them among its failed calls."""
     declined: int = 0
@@ -97,11 +108,21 @@ class Memory:
     """The latest such calls counted (bounded): a batch the narrator answered with *wait*
     comes back, and its calls are not counted twice."""
 
-    def told_cascade(self, cause: str) -> bool:
-        return cause in self.cascades_told
+    acted: set[str] = field(default_factory=set)
+    """Agents seen acting (calling tools, speaking), a few at most."""
+    in_a_row: tuple[str, int] = ("", 0)
+    """The latest narration (normalised) and how many times in a row it was said."""
+    interrupted: bool = False
+    """The latest thing the session holds is the user interrupting the agent."""
 
-    def tell_cascade(self, cause: str) -> None:
-        self.cascades_told = [*self.cascades_told[-49:], cause]
+    def told_cascade(self, cause: str) -> int:
+        """How many calls cancelled by ``cause`` were told so far (0: none yet)."""
+        return self.cascades_told.get(cause, 0)
+
+    def tell_cascade(self, cause: str, count: int) -> None:
+        self.cascades_told[cause] = self.cascades_told.pop(cause, 0) + count
+        while len(self.cascades_told) > 50:
+            del self.cascades_told[next(iter(self.cascades_told))]
 
     def count_unrun(self, actions: list[Action]) -> None:
         """Count the calls that did not run (cancelled, declined), each once."""
@@ -120,9 +141,11 @@ def regroup(events: list[Event], memory: Memory) -> tuple[list[Action], list[Not
     notes: list[Note] = []
     for order, event in enumerate(events):
         data = event.data
+        if event.type in ("tool_call", "text") and len(memory.acted) < 32:
+            memory.acted.add(event.agent)
         if event.type == "tool_call":
             use_id = str(data.get("tool_use_id"))
-            tool_input = redact(data.get("input") or {})
+            tool_input = _redacted(data.get("tool_name"), data.get("input") or {})
             actions[use_id] = Action(data.get("tool_name"), tool_input, event.agent, order, use_id)
             calls[use_id] = (data.get("tool_name"), tool_input, event.agent)
         elif event.type == "tool_result":
@@ -134,14 +157,38 @@ def regroup(events: list[Event], memory: Memory) -> tuple[list[Action], list[Not
                     data.get("tool_name") or tool, tool_input, agent, order, use_id
                 )
             calls.pop(use_id, None)
-            action.output = redact_text(as_text(data.get("output")))
+            action.ended = order
+            # Raw: only what is quoted from an output is redacted, where it is quoted
+            # (errors.error_excerpt, outcomes, a sub-agent's report); redacting whole
+            # outputs was most of a narration's cost.
+            action.output = as_text(data.get("output"))
             action.is_error = bool(data.get("is_error"))
         else:
-            notes.append(_note(event, order))
+            note = _note(event, order)
+            notes.append(note)
+            if event.type == "user_message":
+                memory.interrupted = is_interruption(note.text)
+            elif event.type in ("text", "thinking"):
+                memory.interrupted = False
+            continue
+        memory.interrupted = False
     while len(calls) > MEMORY_LIMIT:
         del calls[next(iter(calls))]
     memory.count_unrun(list(actions.values()))
     return sorted(actions.values(), key=lambda action: action.order), notes
+
+
+# What a file tool writes is never quoted (only its lines are counted): left unredacted,
+# since redacting whole files was a large part of a narration's cost.
+_UNQUOTED = frozenset({"content", "old_string", "new_string", "edits", "new_source"})
+
+
+def _redacted(tool: str | None, tool_input: dict[str, Any]) -> dict[str, Any]:
+    if kind_of(tool, tool_input) not in ("write", "edit"):
+        return redact(tool_input)  # type: ignore[no-any-return]
+    kept = {key: value for key, value in tool_input.items() if key in _UNQUOTED}
+    rest = redact({key: value for key, value in tool_input.items() if key not in _UNQUOTED})
+    return {**rest, **kept}
 
 
 def _note(event: Event, order: int) -> Note:
@@ -151,7 +198,7 @@ def _note(event: Event, order: int) -> Note:
         type=event.type,
         agent=event.agent,
         order=order,
-        text=redact_text(as_text(raw)),
+        text=redact_text(as_text(raw)[:NOTE_LIMIT]),
         is_error=event.type == "error" or bool(data.get("is_error")),
         data=data,
     )

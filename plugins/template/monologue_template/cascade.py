@@ -4,14 +4,15 @@ When one of several parallel tool calls fails, Claude Code cancels the others ("
 call errored"). Those did not fail on their own, so they are not counted as failures: they
 are told in one sentence naming the call that failed ("Reading a.py failed, so 2 parallel
 calls were cancelled: read b.py and run `ls`."), the first time only; more cancellations
-with the same cause, in a later batch, go unsaid.
+with the same cause, in a later batch, give the full count ("In all, 7 parallel calls were
+cancelled ...").
 """
 
 from __future__ import annotations
 
 from .actions import Action
 from .phrases import KINDS, wording_kind
-from .scene import TESTS, Clause, Scene, lower_first
+from .scene import LOW, TESTS, Clause, Scene, lower_first
 from .wording import capitalize, join_list, plural
 
 __all__ = ["cascade_clauses"]
@@ -40,14 +41,21 @@ def cascade_clauses(scene: Scene, actions: list[Action]) -> tuple[list[Action], 
     if not cancelled:
         return kept, []
     key = cause[0] if cause else ""
-    if key and memory.told_cascade(key):
-        return kept, []
-    memory.tell_cascade(key)
+    told = memory.told_cascade(key) if key else 0
+    memory.tell_cascade(key, len(cancelled))
+    order = min(a.order if a.ended is None else a.ended for a in cancelled)
+    if told:
+        # More siblings of a failure already told: the full count, once it is known.
+        total = told + len(cancelled)
+        after = cause[1] if cause else "that failure"
+        text = f"In all, {total} parallel calls were cancelled after {after} failed"
+        return kept, [
+            Clause(text, f"In all, {total} parallel calls were cancelled", LOW, order, None)
+        ]
     count = plural(len(cancelled), "parallel call")
     were = "was" if len(cancelled) == 1 else "were"
     names = join_list([_did(action, scene.cwd) for action in cancelled])
     why = f"{capitalize(cause[1])} failed, so" if cause else "A sibling call failed, so"
     text = f"{why} {count} {were} cancelled: {names}"
     short = f"{lower_first(why)} {count} {were} cancelled"
-    order = min(action.order for action in cancelled)
     return kept, [Clause(text, capitalize(short), TESTS, order + 0.75, None, named=True)]

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import re
+
 from .actions import Action
-from .kind import Kind, Phrase
+from .errors import error_excerpt, has_crash
+from .kind import Kind, Phrase, unique
 from .outcomes import SuiteResult, suite_result
 from .tools import command_text
 from .wording import clip, join_list
+
+_EXIT_CODE = re.compile(r"^\s*Exit code (-?\d+)")
+_MILESTONE = re.compile(r"`git (?:commit|push|merge|rebase|tag)\b|`gh pr\b")
+# Reasons a command never started: "tried to run", not "ran".
+_UNRUN = re.compile(
+    r"command not found|permission denied|cannot execute|not executable|was blocked"
+    r"|requires approval|\bcd\b.*no such file",
+    re.IGNORECASE,
+)
 
 __all__ = ["Background", "Bash", "Tests"]
 
@@ -20,20 +32,59 @@ class Bash(Kind):
         return f"`{command_text(command, 32 if short else 60)}`" if command else "a command"
 
     def many(self, actions: list[Action], cwd: str | None, short: bool) -> str:
+        if short and len(actions) > 1:
+            names = unique([self.one(action, cwd, True) for action in actions])
+            if len(names) > 1:  # one named (a commit first), the rest counted
+                first = next((name for name in names if _MILESTONE.search(name)), names[0])
+                return f"{first} and {len(names) - 1} more"
         if len(actions) == 1 or short:
             return super().many(actions, cwd, short)
-        names = [self.one_short(action) for action in actions]
+        names = _distinct([_command(action) for action in actions], 30)
+        if len(names) > 3:  # commits and pushes first, in their order
+            kept = sorted(range(len(names)), key=lambda i: not _MILESTONE.search(names[i]))[:3]
+            rest = len(names) - 3
+            shown = [names[i] for i in sorted(kept)]
+            return f"{len(actions)} commands: {', '.join(shown)} and {rest} more"
         return f"{len(actions)} commands: {join_list(names)}"
-
-    def one_short(self, action: Action) -> str:
-        command = action.input.get("command", action.input.get("cmd", ""))
-        return f"`{command_text(command, 30)}`"
 
     def details(self, actions: list[Action], cwd: str | None) -> list[str]:
         description = actions[0].input.get("description")
         if len(actions) != 1 or not isinstance(description, str) or not description.strip():
             return []
         return [f"That was to {clip(description[:1].lower() + description[1:], 80)}."]
+
+    def failed(
+        self, actions: list[Action], obj: str, obj_short: str, reason: str
+    ) -> tuple[str, str]:
+        # A command that exits non-zero ran: it is not a command that "couldn't run".
+        if len(actions) > 1:
+            return super().failed(actions, obj, obj_short, reason)
+        if _UNRUN.search(reason):
+            return super().failed(actions, obj, obj_short, reason)
+        code = _EXIT_CODE.match(actions[0].output or "")
+        if code and reason == code.group(0):
+            return f"ran {obj}; it exited with code {code.group(1)}", f"ran {obj_short}; it failed"
+        if code:
+            return (
+                f"ran {obj}; it exited with code {code.group(1)}: {reason}",
+                f"ran {obj_short}; it failed",
+            )
+        return f"ran {obj}, but it failed: {reason}", f"ran {obj_short}; it failed"
+
+
+def _command(action: Action) -> str:
+    return str(action.input.get("command", action.input.get("cmd", "")))
+
+
+def _distinct(commands: list[str], limit: int) -> list[str]:
+    """Commands shortened to ``limit``, or longer where two would read the same: two
+    different ``python3 -c "..."`` never become one string."""
+    wanted = len(set(commands))
+    for room in (limit, limit * 2, limit * 4):
+        names = [f"`{command_text(command, room)}`" for command in commands]
+        if len(set(names)) == wanted:
+            return names
+    return names
 
 
 class Background(Bash):
@@ -56,22 +107,37 @@ class Tests(Bash):
         return suite_result(done[-1].output or "") if done else None
 
     def all_failed(self, actions: list[Action]) -> bool:
-        return super().all_failed(actions) and self._summary(actions) is None
+        # A run with output ran: what it shows is its outcome (see ``outcome``), unless it
+        # says the run never started (`cd` into a missing folder, a missing program).
+        if not super().all_failed(actions) or self._summary(actions) is not None:
+            return False
+        output = actions[-1].output or ""
+        return not output.strip() or bool(_UNRUN.search(error_excerpt(output)))
 
     def phrase(self, actions: list[Action], cwd: str | None) -> Phrase:
         phrase = super().phrase(actions, cwd)
-        if self._summary(actions) is not None:
-            phrase.failure = None  # the summary says what failed
+        phrase.failure = None  # the outcome says what failed
         return phrase
 
     def outcome(self, actions: list[Action], short: bool) -> str:
+        """From the output first: its summary, or its crash; the exit status decides only
+        when the output has no verdict, and never for a piped command, whose status is the
+        last program's (``mix test | tail``)."""
         summary = self._summary(actions)
         if summary is not None:
             text = summary.phrase()
             return "; " + (text.replace(" tests ", " ") if short else text)
-        # Without a summary, the exit status is what the result shows (never a background
-        # job's: see Background).
-        return "; the tests passed" if not actions[-1].is_error else "; they failed"
+        last = actions[-1]
+        output = last.output or ""
+        if has_crash(output):
+            return "; it crashed" if short else f"; the test run crashed: {error_excerpt(output)}"
+        command = str(last.input.get("command", last.input.get("cmd", "")))
+        if "|" in command.replace("||", ""):
+            return "; no test summary" if short else "; it showed no test summary"
+        if last.is_error:
+            excerpt = error_excerpt(output)
+            return "; it failed" if short or not excerpt else f"; it failed: {excerpt}"
+        return "; the tests passed"
 
     def details(self, actions: list[Action], cwd: str | None) -> list[str]:
         summary = self._summary(actions)

@@ -12,6 +12,7 @@ commands, paths and numbers are left out.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,7 @@ from .scene import (
     subject_of,
 )
 from .wording import (
+    capitalize,
     clamp_words,
     join_list,
     names_subject,
@@ -46,23 +48,31 @@ if TYPE_CHECKING:
 
 __all__ = ["Scene", "narrate"]
 
+_PUNCTUATION = re.compile(r"[^\w\s]")
+_ROUTINE_RANK = {"edit": 2, "write": 2, "bash": 1}
+"""Which routine steps a long stretch names first when it cannot name them all."""
+_AGAIN = re.compile(r"^(?:Again|Once more), ", re.IGNORECASE)
+
 LIMITS = {"terse": (1, 1), "default": (1, 2), "verbose": (2, 4)}
 """Fewest and most sentences per preset."""
 
 
 def narrate(scene: Scene, events: list[Event], reason: str) -> str:
-    """The narration of ``events``; empty (keep buffering) only when all they hold is
-    cancelled calls whose cascade was already told, and the run goes on."""
+    """The narration of ``events``; empty (keep buffering) when they hold nothing to tell
+    (a side request, a system reminder...) and the run goes on."""
     actions, notes = regroup(events, scene.memory)
     actions, cascade = cascade_clauses(scene, actions)
     clauses = _action_clauses(scene, actions) + cascade + note_clauses(scene, notes)
+    if any(not action.running for action in actions):
+        # "Let me check x" is stale once the batch tells what was done.
+        clauses = [clause for clause in clauses if not clause.intention]
     if reason == "final" or any(note.type == "completion" for note in notes):
         clauses = with_ending(scene, clauses, notes)
     if reason == "idle":
         clauses.append(still_running(scene, len(events)))
     if not clauses:
-        if events and not notes and not actions and reason != "final":
-            return ""  # only cancelled calls, already told: nothing new yet
+        if events and reason != "final":
+            return ""  # nothing to tell yet (skipped injected messages...): keep buffering
         clauses = [Clause("I'm still working", "I'm still working", LOW, 0, subject=None)]
     return _compose(scene, clauses)
 
@@ -76,7 +86,9 @@ def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
     clauses = []
     for (agent, kind, _, running), group in groups.items():
         phrase = KINDS[kind].phrase(group, scene.cwd)
-        order = group[0].order
+        # Told where it happened: a finished step when it finished (a sub-agent's report
+        # after its own steps), a running one when it started.
+        order = min(a.order if running or a.ended is None else a.ended for a in group)
         failed = not running and KINDS[kind].all_failed(group)
         news = kind in ("tests", "task", "background") and not running
         priority = ERROR if failed else TESTS if news else WORK
@@ -92,13 +104,14 @@ def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
                 details=phrase.details,
                 listed=phrase.listed,
                 named=names_subject(phrase.running_short if running else phrase.done_short),
+                rank=_ROUTINE_RANK.get(kind, 0),
             )
         )
         failure = phrase.failure
         if failure:
             who = subject_of(scene, agent)
             text = f"when {failure.doing}, {who} got: {failure.reason}"
-            short = f"{who} couldn't {failure.short}: {clamp_words(failure.reason, 4)}"
+            short = f"{who} {failure.short}: {clamp_words(failure.reason, 4)}"
             clauses.append(Clause(text, short, ERROR, order + 0.5, None, named=True))
     if scene.preset != "terse":  # terse says only the latest thing anyway
         clauses = _merge_routine(clauses)
@@ -115,9 +128,14 @@ def _merge_routine(clauses: list[Clause]) -> list[Clause]:
     for subject, group in routine.items():
         if len(group) < 2:
             continue
-        parts = [clause.listed for clause in group]
-        if len(parts) > 3:
-            parts = [*parts[:3], f"took {plural(len(parts) - 3, 'more step')}"]
+        shown = group
+        if len(group) > 3:  # edits and commands over reads and searches, in their order
+            kept = {id(clause) for clause in sorted(group, key=lambda c: -c.rank)[:3]}
+            shown = [clause for clause in group if id(clause) in kept]
+        parts = [clause.listed for clause in shown]
+        if len(group) > 3:
+            more = sum(clause.weight for clause in group if id(clause) not in kept)
+            parts.append(f"took {plural(more, 'more step')}")
         text = join_list(parts, limit=len(parts))
         merged = Clause(
             text,
@@ -139,18 +157,40 @@ def _compose(scene: Scene, clauses: list[Clause]) -> str:
     said = _said_before(scene.history)
     last = skeleton(scene.history[-1]) if scene.history and not scene.first else None
     ranked = sorted(clauses, key=lambda c: (-c.priority, -c.weight, -c.order))
-    text = ""
-    for variant in range(3):
-        text = _tidy(_render(scene, ranked, said, variant))
-        if skeleton(text) != last:
-            break
+    text = _tidy(_render(scene, ranked, said))
+    if skeleton(text) == last and not text.startswith(("Next,", "Again,", "Once more,")):
+        # Reads like the narration before: say it is the next step, never "again" (that
+        # would claim a repeat the events may not show).
+        text = f"Then, {lower_first(text)}"
+    return _unrepeated(scene, text)
+
+
+def _unrepeated(scene: Scene, text: str) -> str:
+    """A narration that would only add "Again," to the one before it tells how many times
+    in a row it happened instead."""
+    plain = _normal(_AGAIN.sub("", text))
+    memory = scene.memory
+    if scene.history and plain == _normal(_AGAIN.sub("", scene.history[-1])):
+        memory.in_a_row = (
+            (plain, max(memory.in_a_row[1], 1) + 1) if memory.in_a_row[0] == plain else (plain, 2)
+        )
+        body = _AGAIN.sub("", text).rstrip(".")
+        return f"{capitalize(body)}, {_ordinal(memory.in_a_row[1])} time in a row."
+    memory.in_a_row = (plain, 1)
     return text
 
 
-def _render(scene: Scene, ranked: list[Clause], said: set[str], variant: int) -> str:
+def _ordinal(number: int) -> str:
+    names = {2: "the second", 3: "the third", 4: "the fourth", 5: "the fifth"}
+    return names.get(number, f"the {number}th")
+
+
+def _render(scene: Scene, ranked: list[Clause], said: set[str], variant: int = 0) -> str:
     if scene.preset == "terse":
         return _terse(ranked, said, variant)
     fewest, most = LIMITS.get(scene.preset, LIMITS["default"])
+    if any(clause.priority == ENDING for clause in ranked):
+        most += 1  # how the run ended is said on top of what the last events did
     chosen: list[Clause] = []
     count = 0
     for clause in ranked:
@@ -176,8 +216,9 @@ def _terse(ranked: list[Clause], said: set[str], variant: int) -> str:
     if top.named or named is None:
         return clamp_words(_fresh(top, said, short=True, start=variant), TERSE_WORDS)
     # "I'm done after 12 tool calls" says little; "; 2 failed" is news of its own.
-    if top.priority == ENDING and top.short.startswith("I'm done") and ";" not in top.short:
-        step = lower_first(_fresh(named, said, short=True, start=variant))
+    if top.priority == ENDING and top.short.startswith("I'm done"):
+        latest = max((c for c in ranked if c.named and c.priority < ENDING), key=lambda c: c.order)
+        step = lower_first(_fresh(latest, said, short=True, start=variant))
         return clamp_words(f"I'm done; last, {step}", TERSE_WORDS)
     if top.priority >= ERROR:
         return clamp_words(_fresh(top, said, short=True, start=variant), TERSE_WORDS)
@@ -207,11 +248,21 @@ def _fill(
 
 
 def _said_before(history: list[str]) -> set[str]:
-    return {_normal(part) for text in history for part in split_sentences(text)}
+    said: set[str] = set()
+    for text in history:
+        said |= _sentences_said(text)
+    return said
 
 
+# The history repeats from one narration to the next: each narrative is read once.
+@functools.lru_cache(maxsize=1024)
+def _sentences_said(text: str) -> frozenset[str]:
+    return frozenset(_normal(part) for part in split_sentences(text))
+
+
+@functools.lru_cache(maxsize=2048)
 def _normal(text: str) -> str:
-    return re.sub(r"[^\w\s]", "", text).lower().strip()
+    return _PUNCTUATION.sub("", text).lower().strip()
 
 
 def _fresh(clause: Clause, said: set[str], short: bool = False, start: int = 0) -> str:

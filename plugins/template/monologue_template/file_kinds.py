@@ -23,7 +23,7 @@ class Files(Kind):
         if len(names) <= (1 if short else 2):
             return join_list(names)
         if short:
-            return plural(len(names), "file")
+            return f"{names[0]} and {plural(len(names) - 1, 'other file')}"
         if len(names) > 4:
             return f"{len(names)} files, including {join_list(names[:3], limit=3)}"
         return f"{len(names)} files: {join_list(names, limit=4)}"

@@ -13,6 +13,7 @@ from .wording import join_list, plural, quoted
 
 __all__ = ["Ask", "JobOutput", "Kill", "Plain", "Skill", "Slash", "Todo"]
 
+_JOB_ID_KEYS = ("task_id", "bash_id", "shell_id", "agentId", "id")
 _STATUS = re.compile(r"<status>\s*(\w+)\s*</status>")
 _EXIT_CODE = re.compile(r"<exit_code>\s*(-?\d+)\s*</exit_code>")
 
@@ -59,7 +60,7 @@ class JobOutput(Kind):
     verbs = ("check", "checked", "checking")
 
     def many(self, actions: list[Action], cwd: str | None, short: bool) -> str:
-        return "the background job" if len(actions) == 1 else f"{len(actions)} background jobs"
+        return _jobs(actions)
 
     def outcome(self, actions: list[Action], short: bool) -> str:
         last = actions[-1]
@@ -84,7 +85,16 @@ class Kill(Kind):
     verbs = ("stop", "stopped", "stopping")
 
     def many(self, actions: list[Action], cwd: str | None, short: bool) -> str:
-        return "the background job" if len(actions) == 1 else f"{len(actions)} background jobs"
+        return _jobs(actions)
+
+
+def _jobs(actions: list[Action]) -> str:
+    """Background jobs counted by their id: two polls of one job are one job."""
+    ids = {
+        next((str(a.input[k]) for k in _JOB_ID_KEYS if a.input.get(k)), f"#{n}")
+        for n, a in enumerate(actions)
+    }
+    return "the background job" if len(ids) == 1 else f"{len(ids)} background jobs"
 
 
 class Ask(Kind):

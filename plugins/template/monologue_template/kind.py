@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from monologue.digest import SALIENT_KEYS
 
 from .actions import Action
-from .outcomes import error_line
+from .errors import error_excerpt
 from .tools import tool_label
 from .wording import clip_middle, join_list, plural
 
@@ -25,8 +25,8 @@ Verbs = tuple[str, str, str]
 
 @dataclass(frozen=True)
 class Failure:
-    """A failed action: what it was doing ("running `false`"), the same said briefly in the
-    base form ("run `false`"), and why it failed."""
+    """A failed action: what it was doing ("running `false`"), what came of it briefly
+    ("couldn't read a.py", "ran `false`; it failed"), and why it failed."""
 
     doing: str
     short: str
@@ -70,6 +70,8 @@ class Kind:
         label = tool_label(action.tool)
         for key in (*SALIENT_KEYS, *action.input):
             value = action.input.get(key)
+            if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+                continue  # raw JSON says nothing to a reader
             if isinstance(value, str | int | float) and str(value).strip():
                 return f"{label} on {clip_middle(str(value), 24 if short else 50)}"
         return label
@@ -78,8 +80,8 @@ class Kind:
         names = unique([self.one(action, cwd, short) for action in actions])
         if len(names) == 1:
             return names[0]
-        if short:
-            return plural(len(names), *self.nouns)
+        if short:  # never just "2 commands" when one can be named
+            return f"{names[0]} and {len(names) - 1} more"
         if len(names) == 2:
             return join_list(names)
         return f"{plural(len(names), *self.nouns)}: {join_list(names)}"
@@ -99,6 +101,17 @@ class Kind:
     def details(self, actions: list[Action], cwd: str | None) -> list[str]:
         return []
 
+    def failed(
+        self, actions: list[Action], obj: str, obj_short: str, reason: str
+    ) -> tuple[str, str]:
+        """Done and short forms when every action failed."""
+        base = self.verbs_for(actions)[0]
+        every = "it" if len(actions) == 1 else f"all {len(actions)}"
+        return (
+            f"tried to {base} {obj}, but {every} failed: {reason}",
+            f"couldn't {base} {obj_short}",
+        )
+
     def phrase(self, actions: list[Action], cwd: str | None) -> Phrase:
         base, past, gerund = self.verbs_for(actions)
         obj, obj_short = self.many(actions, cwd, False), self.many(actions, cwd, True)
@@ -113,22 +126,19 @@ class Kind:
                 f"wanted to {base} {obj_short}; you declined",
             )
         failed = [action for action in actions if action.is_error]
-        reason = (error_line(failed[0].output or "") or "no reason given") if failed else ""
+        reason = (error_excerpt(failed[0].output or "") or "no reason given") if failed else ""
         if self.all_failed(actions):
-            every = "it" if len(actions) == 1 else f"all {len(actions)}"
+            done, done_short = self.failed(actions, obj, obj_short, reason)
             return Phrase(
-                running,
-                f"tried to {base} {obj}, but {every} failed: {reason}",
-                running_short,
-                f"couldn't {base} {obj_short}",
-                details=self.details(actions, cwd),
+                running, done, running_short, done_short, details=self.details(actions, cwd)
             )
         failure = None
         if failed:
             first = failed[0]
+            one_short = self.one(first, cwd, True)
             failure = Failure(
                 f"{self.verbs[2]} {self.one(first, cwd, False)}",
-                f"{self.verbs[0]} {self.one(first, cwd, True)}",
+                self.failed([first], one_short, one_short, reason)[1],
                 reason,
             )
         tail = self.outcome(actions, False)

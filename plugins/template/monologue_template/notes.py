@@ -4,6 +4,7 @@ when the agent is quiet."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from monologue.digest import is_interruption
@@ -11,14 +12,17 @@ from monologue.redact import redact, redact_text
 
 from .actions import Action, Note
 from .phrases import KINDS, wording_kind
-from .scene import ENDING, ERROR, LOW, SAY, TERSE_WORDS, Clause, Scene, subject_of
+from .prompts import command_name, origin_of, prompt_text, task_outcome
+from .scene import ENDING, ERROR, LOW, SAY, TERSE_WORDS, TESTS, Clause, Scene, subject_of
 from .wording import (
     capitalize,
     clamp_words,
     clip,
     first_sentence,
+    humanize,
     is_first_person,
     join_list,
+    own_words,
     plural,
     quoted,
     squash,
@@ -40,6 +44,14 @@ _IMPERATIVE = frozenset(
 )
 
 
+_COMPACTED = "(The conversation was compacted.)"
+_INTENTION = re.compile(
+    r"^(?:(?:Now|OK|Okay|Alright|Next|First|Then),? )?(?:let me|let's|I'll|I will|I'm going to)\b",
+    re.IGNORECASE,
+)
+_ENDINGS = frozenset({"completed", "interrupted", "failed", "cut_off"})
+
+
 def asked(text: str, limit: int = 60) -> str:
     """A user's message, reported: "You asked me to fix the retry loop"."""
     said = squash(text)
@@ -57,10 +69,15 @@ def _result_sentence(subject: str, data: dict[str, Any]) -> tuple[str, bool]:
     error = data.get("error")
     reason = error.get("reason") if isinstance(error, dict) else None
     why = redact_text(squash(str(reason or data.get("notes") or "")))
-    verb = {"success": "finished", "partial": "partly finished", "failed": "failed"}
+    verb = {
+        "success": "finished",
+        "partial": "partly finished",
+        "failed": "failed",
+        "submitted": "submitted my work",
+    }
     head = f"{subject} {verb.get(outcome, 'finished')}{task}"
     if outcome and outcome not in verb:
-        head += f" ({outcome})"
+        head += f" ({humanize(outcome)})"
     text = f"{head}: {first_sentence(why, 100)}" if why else head
     if outcome == "failed" and data.get("retrying"):
         text += "; it will be retried"
@@ -84,12 +101,18 @@ def _note_clause(scene: Scene, note: Note) -> Clause | None:
     who = subject_of(scene, note.agent)
     mine = who == "I"
     if note.type in ("text", "agent_update") and note.text.strip():
-        said = first_sentence(note.text)
+        said = first_sentence(humanize(note.text.strip()))
+        if not said:
+            return None
+        intention = _INTENTION.match(said) is not None
+        said = own_words(said) if mine else said
         progress = note.data.get("progress")
         if isinstance(progress, int | float) and 0 <= progress <= 1:
             said = f"{said.rstrip('.')} ({round(progress * 100)}% done)"
         text = said if mine else f"{capitalize(who)} says: {said}"
-        return _said(text, SAY + (2 if scene.first and mine else 0), note.order)
+        clause = _said(text, SAY + (2 if scene.first and mine else 0), note.order)
+        clause.intention = intention
+        return clause
     if note.type == "error":
         text = f"{capitalize(who)} hit an error: {clip(note.text, 100)}"
         short = f"{capitalize(who)} hit an error: {clip(note.text, 30)}"
@@ -102,18 +125,14 @@ def _note_clause(scene: Scene, note: Note) -> Clause | None:
             # Stopping a tool use is told with that tool ("..., but you declined").
             for_tool = "for tool use" in note.text
             return _said("You interrupted me", LOW if for_tool else ERROR, note.order)
-        # The request is what the work is about: it outranks the work itself.
-        return _said(asked(note.text), SAY + 2, note.order, named=True)
+        return _user_clause(note)
     if note.type == "subagent_task":
         name = clip(squash(str(note.data.get("name") or "")), 40)
         lead = f"I'm the {quoted(name, 40)} sub-agent" if name else "I'm a sub-agent"
         text = f"{lead}; I was asked: {quoted(squash(note.text).rstrip('.'), 80)}"
         return Clause(text, lead, SAY + 2, note.order, None, named=True)
     if note.type == "compaction":
-        summary = first_sentence(note.text, 100)
-        text = "I compacted the conversation"
-        text += f"; it now starts from: {summary}" if summary else ""
-        return Clause(text, "I compacted the conversation", SAY, note.order, None)
+        return Clause(_COMPACTED, _COMPACTED, SAY, note.order, None)
     if note.type == "thinking":
         text = "I'm thinking it through" if mine else f"{capitalize(who)} is thinking"
         return Clause(text, text, LOW, note.order, None)
@@ -126,23 +145,57 @@ def _note_clause(scene: Scene, note: Note) -> Clause | None:
     return None
 
 
+def _user_clause(note: Note) -> Clause | None:
+    """A real prompt is "You asked me ..."; an injected message is its gist, or nothing."""
+    origin = origin_of(note.text, note.data)
+    if origin == "user":
+        # The request is what the work is about: it outranks the work itself.
+        return _said(asked(prompt_text(note.text)), SAY + 2, note.order, named=True)
+    if origin == "compaction":
+        return Clause(_COMPACTED, _COMPACTED, SAY, note.order, None)
+    if origin == "task_notification":
+        outcome = task_outcome(note.text)
+        return _said(outcome, TESTS, note.order, named=True) if outcome else None
+    if origin == "command_output" and command_name(note.text):
+        text = f"You ran the {command_name(note.text)} command"
+        return _said(text, LOW, note.order, named=True)
+    return None  # system reminders, side requests, a command's output
+
+
 def with_ending(scene: Scene, clauses: list[Clause], notes: list[Note]) -> list[Clause]:
-    """Replace error notes by one sentence about how the run ended."""
+    """One sentence about how the run ended (the completion's ``ending`` when a reader or
+    replay set it, else what the session shows), replacing error notes and the user's
+    interruption; never "I'm done" for a run that was interrupted or cut off."""
     completion = next((note for note in reversed(notes) if note.type == "completion"), None)
+    data = completion.data if completion else {}
     errors = [note for note in notes if note.type == "error"]
-    failed = bool(errors) or (completion is not None and completion.is_error)
-    result = completion.data.get("result") if completion else None
+    result = data.get("result")
+    ending = data.get("ending")
+    if ending not in _ENDINGS:
+        ending = (
+            "interrupted"
+            if scene.memory.interrupted
+            else "failed"
+            if errors or (completion is not None and completion.is_error)
+            else "cut_off"
+            if scene.open_calls
+            else "completed"
+        )
     steps = brief = ""
     if scene.tool_calls:
         steps = brief = f" after {plural(scene.tool_calls, 'tool call')}"
         steps, brief = steps + _unrun(scene), brief + _unrun(scene, short=True)
-    if failed:
+    if ending == "failed":
         why = errors[-1].text if errors else str(result or "")
-        text = (
-            f"I stopped because of an error: {clip(why, 100)}" if why else "I stopped on an error"
-        )
+        text = f"I stopped because of an error: {clip(why, 100)}" if why else f"I failed{steps}"
         short = f"I stopped on an error: {clip(why, 30)}" if why else "I stopped on an error"
         clauses = [clause for clause in clauses if clause.priority != ERROR or clause.subject]
+    elif ending == "interrupted":
+        text, short = f"I stopped when you interrupted me{steps}", "You interrupted me; I stopped"
+        clauses = [clause for clause in clauses if clause.short != "You interrupted me"]
+    elif ending == "cut_off":
+        text = f"My record ends mid-turn{steps}, before I finished"
+        short = "My record ends mid-turn, before I finished"
     else:
         summary = first_sentence(result, 100) if isinstance(result, str) else ""
         if any(summary and summary in note.text for note in notes):
@@ -154,6 +207,11 @@ def with_ending(scene: Scene, clauses: list[Clause], notes: list[Note]) -> list[
             text = f"I'm done{steps}: {summary}"
         else:
             text = f"I'm done{steps}"
+    skipped = data.get("skipped_lines")
+    if isinstance(skipped, int) and skipped > 0:
+        lines = plural(skipped, "unreadable line")
+        text = f"{text.rstrip('.')} ({lines} of the record skipped)"
+        short = f"{short}; {lines} skipped"
     order = completion.order if completion else len(notes) + 10_000
     return [*clauses, Clause(text, clamp_words(short, TERSE_WORDS), ENDING, order, None)]
 

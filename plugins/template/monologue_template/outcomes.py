@@ -1,11 +1,14 @@
-"""Reading tool outputs: test-run summaries, match counts, the line that says what failed."""
+"""Reading tool outputs: test-run summaries and match counts (what failed: :mod:`.errors`)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
-from .wording import clip, split_sentences, squash
+from monologue.redact import redact_text
+
+from .wording import clip
 
 # pytest: "2 failed, 38 passed, 1 skipped in 1.2s"; jest: "Tests: 2 failed, 39 passed, 41 total";
 # mocha: "39 passing", "2 failing"; cargo: "test result: FAILED. 39 passed; 2 failed; 0 ignored".
@@ -22,11 +25,11 @@ _FAILED_TEST = re.compile(r"^(?:FAILED|ERROR) (\S+::\S+)", re.MULTILINE)
 _FAILED_JEST = re.compile(r"^\s*● (.+?)(?: \u203a .+)?$", re.MULTILINE)
 _FOUND = re.compile(r"\bFound (\d+) (files?|matches|match|lines?|occurrences?)\b", re.IGNORECASE)
 _NOTHING = re.compile(r"^\s*No (?:files|matches|results)(?: were)? found", re.IGNORECASE)
-_ERROR_LINE = re.compile(
-    r"(?:error|exception|traceback|failed|failure|fatal|denied|not found|no such|cannot|"
-    r"can't|could not|couldn't|refused|timed out|invalid|permission|exit code|not permitted)",
-    re.IGNORECASE,
-)
+
+# Not a hit: pagination notices, "--" between context groups, and context lines themselves
+# ("src/a.py-12-text" or "12-text", where a match has ":").
+_NOT_A_HIT = re.compile(r"^(?:\(|\[Showing |--$|(?:\S*?-)?\d+-)")
+_PATH_LINE = re.compile(r"^[^\s:]+$")
 
 _FAILING = frozenset({"failed", "failing", "error", "errors"})
 _NOT_RUN = frozenset({"deselected"})
@@ -49,6 +52,8 @@ class SuiteResult:
         return f"all {self.total} tests passed" if self.total else "no tests ran"
 
 
+# One output is read several times per narration (its outcome, full and short, details).
+@functools.lru_cache(maxsize=64)
 def suite_result(output: str) -> SuiteResult | None:
     """The summary of a pytest, unittest, jest, mocha, cargo, ExUnit or go test run, if ``output``
     ends with one."""
@@ -107,9 +112,10 @@ def _last_counts(output: str) -> dict[str, int]:
 
 def _first_failure(output: str) -> str | None:
     found = _FAILED_TEST.search(output) or _FAILED_JEST.search(output)
-    return clip(found.group(1), 80) if found else None
+    return clip(redact_text(found.group(1)), 80) if found else None
 
 
+@functools.lru_cache(maxsize=64)
 def match_count(output: str) -> tuple[int, str] | None:
     """How many files or lines a search found: ``(19, "files")``; ``None`` when unclear."""
     found = _FOUND.search(output)
@@ -120,20 +126,9 @@ def match_count(output: str) -> tuple[int, str] | None:
         return count, "matches"
     if _NOTHING.search(output):
         return 0, "files"
-    lines = [line for line in output.splitlines() if line.strip() and not line.startswith("(")]
+    lines = [line for line in output.splitlines() if line.strip() and not _NOT_A_HIT.match(line)]
     if not lines:
         return 0, "files"
-    looks_like_paths = all(":" not in line.split("/")[-1] for line in lines)
-    return len(lines), "files" if looks_like_paths else "matches"
-
-
-def error_line(output: str, limit: int = 90) -> str:
-    """The line of an error output that says what went wrong (a traceback's last line...)."""
-    lines = [squash(line) for line in output.splitlines() if line.strip()]
-    if not lines:
-        return ""
-    telling = [line for line in lines if _ERROR_LINE.search(line)]
-    chosen = telling[-1] if telling else lines[0]
-    # "ERROR: cd to '/x' was blocked" reads better without the shouted prefix.
-    chosen = re.sub(r"^(?:error|fatal)\s*:\s*", "", chosen, flags=re.IGNORECASE)
-    return clip((split_sentences(chosen) or [chosen])[0], limit).rstrip(".")
+    if all(_PATH_LINE.match(line) for line in lines):
+        return len(lines), "files"
+    return len(lines), "matches"

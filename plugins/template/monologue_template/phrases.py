@@ -7,6 +7,8 @@ The kinds themselves live by concern: :mod:`.kind` (the generic one), :mod:`.fil
 
 from __future__ import annotations
 
+from monologue.redact import redact_text
+
 from .actions import Action
 from .command_kinds import Background, Bash, Tests
 from .file_kinds import Edit, Listing, Read, Write
@@ -14,9 +16,12 @@ from .internal_kinds import Ask, JobOutput, Kill, Plain, Skill, Slash, Todo
 from .kind import Kind, Phrase, listed, unique
 from .search_kinds import Glob, Grep, WebFetch, WebSearch
 from .tools import is_test_command
-from .wording import first_sentence, join_list, quoted
+from .wording import clip, first_sentence, join_list, quoted
 
 __all__ = ["KINDS", "wording_kind"]
+
+REPORT_LIMIT = 1500
+"""Characters of a sub-agent's report read for its first finding."""
 
 
 class Task(Kind):
@@ -55,7 +60,10 @@ class Task(Kind):
         """The first sentence of the first finished sub-agent's report, and who made it
         when several sub-agents finished together."""
         for action in actions:
-            found = first_sentence(action.output or "", 100) if not action.is_error else ""
+            output = (action.output or "")[:REPORT_LIMIT]
+            # Redacted once found, before it is cut: a secret is never half-quoted.
+            found = first_sentence(output, 400) if not action.is_error else ""
+            found = clip(redact_text(found), 100)
             if found:
                 who = "it" if len(actions) == 1 else self.one(action, cwd, True)
                 return f"{who} reported: {found.rstrip('.')}"

@@ -3,6 +3,7 @@ it may say, ranked by priority)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -28,6 +29,7 @@ __all__ = [
 ]
 
 ENDING, ERROR, TESTS, WORK, SAY, LOW = 5, 4, 3, 2, 1, 0
+_HEX_NAME = re.compile(r"^(?:agent-)?[0-9a-f]{6,}$")
 TERSE_WORDS = 10
 
 
@@ -64,6 +66,10 @@ class Clause:
     details: list[str] = field(default_factory=list)
     listed: str = ""
     """How it reads among other steps in one sentence (see ``compose._merge_routine``)."""
+    rank: int = 0
+    """How much a routine step matters when a list has no room for all (edits first)."""
+    intention: bool = False
+    """The agent saying what it is about to do ("Let me run the tests")."""
     named: bool = False
     """It names a concrete subject (a file, a command, a URL...): terse prefers those."""
 
@@ -81,12 +87,17 @@ class Clause:
 
 
 def subject_of(scene: Scene, agent: str) -> str:
-    """Who acted: "I", a sub-agent named ``parent/task`` ("the "Find it" sub-agent"), or
-    another agent by name."""
+    """Who acted: "I"; my sub-agent, named ``parent/task`` ("my "Find it" sub-agent"), by
+    its task, never by a hex id; or another agent by name. In a sub-agent's own transcript
+    (the session's agent never acted, one sub-agent did) that sub-agent is "I"."""
     if not agent or agent == scene.agent:
         return "I"
     if "/" in agent:
-        return f'the "{clip(agent.rsplit("/", 1)[-1], 40)}" sub-agent'
+        name = agent.rsplit("/", 1)[-1]
+        if _HEX_NAME.match(name):
+            acted = scene.memory.acted
+            return "I" if scene.agent not in acted and acted <= {agent} else "my sub-agent"
+        return f'my "{clip(name, 40)}" sub-agent'
     return f"the {agent} agent"
 
 

@@ -28,7 +28,7 @@ class Grep(Kind):
 
     def many(self, actions: list[Action], cwd: str | None, short: bool) -> str:
         names = unique([self.one(action, cwd, short) for action in actions])
-        return join_list(names) if not short or len(names) == 1 else plural(len(names), "pattern")
+        return join_list(names) if not short or len(names) == 1 else f"{names[0]} and more"
 
     def outcome(self, actions: list[Action], short: bool) -> str:
         counts = [match_count(action.output or "") for action in actions if not action.is_error]

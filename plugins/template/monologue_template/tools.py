@@ -86,6 +86,8 @@ ALIASES: dict[str, str] = {
 _ROOT_MARKERS = frozenset(
     {"src", "lib", "tests", "test", "app", "apps", "packages", "docs", "examples", "scripts"}
 )
+# Claude Code's file for a tool output too long to show: an internal id, not a subject.
+_SAVED_OUTPUT = re.compile(r"\S*/tool-results/\S+")
 _CD_PREFIX = re.compile(r"^cd\s+\S+\s*(?:&&|;)\s*")
 _TEST_COMMAND = re.compile(
     r"(?:^|[\s;&|(/])(?:pytest|py\.test|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest"
@@ -147,6 +149,8 @@ def _display_path(raw: str, cwd: str | None, short: bool, process_cwd: str) -> s
     text = redact_text(squash(raw))
     if not text:
         return "a file"
+    if _SAVED_OUTPUT.search(text):
+        return "a saved tool output"
     path = PurePosixPath(text)
     if short:
         return path.name or text
@@ -172,9 +176,15 @@ def command_text(raw: Any, limit: int = 60) -> str:
     """A shell command shortened for a sentence (first line, no leading ``cd x &&``): long
     paths keep their last parts, and a long command its head and its tail, so that two
     commands that differ stay different."""
+    return _command_text(str(raw), limit)
+
+
+# A command is named several times per narration (full, short, in a list).
+@functools.lru_cache(maxsize=2048)
+def _command_text(raw: str, limit: int) -> str:
     lines = [line for line in str(raw).strip().splitlines() if line.strip()]
     text = redact_text(lines[0] if lines else "")
-    text = _CD_PREFIX.sub("", text.strip())
+    text = _SAVED_OUTPUT.sub("a-saved-tool-output", _CD_PREFIX.sub("", text.strip()))
     if len(text) > limit:
         text = " ".join(path_tail(token) for token in text.split(" "))
     if len(lines) > 1:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -15,11 +16,36 @@ _FIRST_PERSON = re.compile(
 
 
 _ESCAPED_BREAK = re.compile(r"(?:\\r)?\\n")
+_TAG = re.compile(r"</?[a-z][\w-]*>")
+_FILLER = re.compile(
+    r"^(?:(?:Now|Perfect|Great|Excellent|OK|Okay|Good|Alright)[,!.]?\s*)*"
+    r"(?:I (?:now )?have (?:all )?(?:the |enough )?(?:information|context|everything|what)"
+    r"|I(?:'ve| have) (?:gathered|collected) (?:all|enough)"
+    r"|Based on (?:my|the|this) (?:analysis|investigation|review|research|exploration)"
+    r"|(?:Let me|I'll|I will) (?:now )?(?:provide|give|write|compile|summarize) (?:you )?"
+    r"(?:a |my |the )?(?:summary|report|comprehensive|final|detailed|overview))",
+    re.IGNORECASE,
+)
+_ENUM = re.compile(r"^[a-z]+(?:_[a-z]+)+$")
+_OWN_WORDS = [
+    (re.compile(r"^(?:Now,? |OK,? |Okay,? |Alright,? )?[Ll]et me\b"), "I'm going to"),
+    (re.compile(r"^(?:Now,? |OK,? |Okay,? |Alright,? )?[Ll]et'?s\b"), "I'll"),
+    (re.compile(r"\blet's\b"), "I'll"),
+    (re.compile(r"\b[Ww]e're\b"), "I'm"),
+    (re.compile(r"\b[Ww]e've\b"), "I've"),
+    (re.compile(r"\b[Ww]e'll\b"), "I'll"),
+    (re.compile(r"\b[Ww]e\b"), "I"),
+    (re.compile(r"\bour\b"), "my"),
+    (re.compile(r"\bOur\b"), "My"),
+]
 _NAMES = re.compile(r"[`\"]|\w[./]\w|https?://|\btests?\b|\btest suite\b", re.IGNORECASE)
 _SKELETON_DROP = re.compile(r"`[^`]*`|\"[^\"]*\"|\S*[/.\\]\S*\w|\d+")
 _SKELETON_PUNCT = re.compile(r"[^\w\s]")
 
 
+# Pure and called many times a narration on the same few strings (paths, commands,
+# sentences of the history): cached.
+@functools.lru_cache(maxsize=4096)
 def squash(text: str) -> str:
     """``text`` on one line, whitespace collapsed (escaped line breaks too: ``\\n``)."""
     return _SPACE.sub(" ", _ESCAPED_BREAK.sub(" ", text)).strip()
@@ -31,6 +57,7 @@ def names_subject(text: str) -> bool:
     return bool(_NAMES.search(text))
 
 
+@functools.lru_cache(maxsize=1024)
 def skeleton(text: str) -> str:
     """``text`` without what makes it specific (commands, quotes, paths, numbers): two
     narratives with the same skeleton read alike."""
@@ -43,8 +70,10 @@ def clip(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     cut = text[: limit - 1]
-    if " " in cut[limit // 2 :]:
-        cut = cut[: cut.rindex(" ")]
+    for boundary in " /":  # a word's end, or else a path's part
+        if boundary in cut[limit // 2 :]:
+            cut = cut[: cut.rindex(boundary) + (boundary == "/")]
+            break
     return cut.rstrip(" ,;:.-") + "…"
 
 
@@ -95,7 +124,7 @@ def sentence(text: str) -> str:
     if not text:
         return ""
     text = capitalize(text)
-    return text if text[-1] in ".!?…" else text + "."
+    return text if text[-1] in ".!?…" or text.endswith(".)") else text + "."
 
 
 def split_sentences(text: str) -> list[str]:
@@ -115,11 +144,14 @@ def clamp_words(text: str, limit: int) -> str:
 
 
 def first_sentence(text: str, limit: int = 120) -> str:
-    """The first real sentence of free text: prose before bullets, headings and labels, and
-    past a bare "Great!"."""
+    """The first real sentence of free text: prose before bullets, headings, labels and
+    table rows, past a bare "Great!" and filler ("Now I have all the information I
+    need."), with raw tags left out."""
     prose: list[str] = []
     rest: list[str] = []
-    for raw in text.splitlines():
+    for raw in _TAG.sub(" ", text).splitlines():
+        if raw.lstrip().startswith("|"):
+            continue  # a markdown table
         line = squash(_MARKDOWN.sub("", raw))
         if not line:
             continue
@@ -127,10 +159,27 @@ def first_sentence(text: str, limit: int = 120) -> str:
         listed = _LISTED.match(raw) is not None
         (rest if label or listed or len(line.split()) < 3 else prose).append(line)
     for line in prose or rest:
-        parts = split_sentences(line)
-        chosen = next((part for part in parts if len(part.split()) >= 3), parts[0])
-        return clip(chosen, limit).rstrip(":")
+        parts = [part for part in split_sentences(line) if not _FILLER.match(part)]
+        # A real sentence, past a bare "Great!" ("Found main." is one).
+        chosen = next((part for part in parts if len(part.split()) >= 3), None) or next(
+            (part for part in parts if len(part.split()) == 2), None
+        )
+        if chosen is not None:
+            return clip(chosen, limit).rstrip(":")
     return ""
+
+
+def own_words(text: str) -> str:
+    """The agent's sentence in its own first person: "we" and "let's" become "I", "Let me
+    check x" becomes "I'm going to check x"."""
+    for pattern, replacement in _OWN_WORDS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def humanize(token: str) -> str:
+    """An enum state said in words: ``awaiting_user_input`` -> "awaiting user input"."""
+    return token.replace("_", " ").lower() if _ENUM.match(token) else token
 
 
 def is_first_person(text: str) -> bool:

@@ -59,7 +59,8 @@ def test_routine_steps_of_different_kinds_share_one_sentence() -> None:
 
 def test_the_test_suite_outcome_is_the_news() -> None:
     said = tell(text("Let me run the tests."), done("Bash", PYTEST_FAIL, True, command="pytest"))
-    assert said == "Let me run the tests. I ran the test suite; 2 of 41 tests failed."
+    # "Let me run the tests." is stale once the run is told.
+    assert said == "I ran the test suite; 2 of 41 tests failed."
 
 
 def test_a_green_run_says_all_passed() -> None:
@@ -87,7 +88,7 @@ def test_a_single_failure_is_said_plainly() -> None:
 def test_a_traceback_is_reduced_to_the_exception() -> None:
     trace = 'Traceback (most recent call last):\n  File "x.py", line 1\nImportError: no module y\n'
     batch = done("Bash", trace, True, command="python x.py")
-    assert tell(batch) == "I tried to run `python x.py`, but it failed: ImportError: no module y."
+    assert tell(batch) == "I ran `python x.py`, but it failed: ImportError: no module y."
 
 
 def test_failures_come_before_routine_work_when_there_is_no_room() -> None:
@@ -146,7 +147,7 @@ def test_a_sub_agent_named_after_its_task_is_called_by_the_task() -> None:
     batch = done("Read", "x", file_path="a.py")
     for item in batch:
         item.agent = f"{AGENT}/Find the retry limit"
-    assert tell(batch) == 'The "Find the retry limit" sub-agent read a.py.'
+    assert tell(batch) == 'My "Find the retry limit" sub-agent read a.py.'
 
 
 def test_sub_agent_failures_are_attributed_too() -> None:
@@ -221,10 +222,14 @@ def test_history_keeps_it_from_repeating_itself() -> None:
         "I'm still running `make build`."
     )
     again = done("Bash", "ok", command="make build")
-    assert tell(again, history=["I ran `make build`."]) == "Again, I ran `make build`."
-    assert tell(again, history=["I ran `make build`.", "Again, I ran `make build`."]) == (
-        "Once more, I ran `make build`."
+    earlier = ["I ran `make build`.", "I read a.py."]
+    assert tell(again, history=earlier) == "Again, I ran `make build`."
+    # Right after the same narration, "Again," alone would read as a stutter.
+    assert tell(again, history=["I ran `make build`."]) == (
+        "I ran `make build`, the second time in a row."
     )
+    twice = ["I ran `make build`.", "Again, I ran `make build`.", "I read a.py."]
+    assert tell(again, history=twice) == "Once more, I ran `make build`."
 
 
 def test_history_turns_a_same_opening_into_next() -> None:

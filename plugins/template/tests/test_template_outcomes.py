@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from monologue_template.outcomes import SuiteResult, error_line, match_count, suite_result
+from monologue_template.outcomes import SuiteResult, match_count, suite_result
 
 UNITTEST_FAIL = """\
 ..F.E
@@ -89,19 +89,3 @@ def test_summary_phrases(summary: SuiteResult, phrase: str) -> None:
 )
 def test_match_counts(output: str, expected: tuple[int, str]) -> None:
     assert match_count(output) == expected
-
-
-@pytest.mark.parametrize(
-    ("output", "line"),
-    [
-        ("Traceback (most recent call last):\n  File 'a.py'\nKeyError: 'x'", "KeyError: 'x'"),
-        (
-            "ERROR: cd to '/tmp' was blocked. For security, only child dirs.",
-            "cd to '/tmp' was blocked",
-        ),
-        ("something odd happened", "something odd happened"),
-        ("", ""),
-    ],
-)
-def test_error_lines(output: str, line: str) -> None:
-    assert error_line(output) == line

@@ -115,9 +115,10 @@ def test_terse_wording() -> None:
     assert tell(events, preset="terse") == "I ran the tests; 2 of 41 failed."
     events, _, facts = BATCHES["final"]
     assert tell(events, reason="final", preset="terse", **facts) == (
-        "I'm done after 12 tool calls; 2 failed."
+        # The last step's subject over the count: terse names what it is about.
+        "I'm done; last, I read a.py."
     )
-    assert tell(BATCHES["reads"][0], preset="terse") == "I read 5 files."
+    assert tell(BATCHES["reads"][0], preset="terse") == "I read a.py and 4 other files."
 
 
 def test_verbose_adds_details_and_progress() -> None:

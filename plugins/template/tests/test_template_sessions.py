@@ -63,7 +63,10 @@ def test_the_preset_comes_from_the_session_config(
             s.tool_result(call.data["tool_use_id"], "x")
         assert s.wait_idle(5)
         s.text("All three agree.")
-    assert [n.text for n in narrated] == ["I read 3 files.", "I'm done after 3 tool calls."]
+    assert [n.text for n in narrated] == [
+        "I read a.py and 2 other files.",
+        "I'm done after 3 tool calls.",
+    ]
 
 
 def test_an_agent_that_raised_is_told_plainly(

@@ -10,6 +10,8 @@ from template_scenes import call, done, tell
 
 from monologue.events import Event
 
+PRESETS = ("default", "terse", "verbose")
+
 
 def test_reading_two_files_names_both() -> None:
     batch = [
@@ -167,6 +169,36 @@ def test_secrets_in_tool_inputs_never_reach_the_narration() -> None:
     said = tell(call("Bash", command=command))
     assert "abcdef1234567890" not in said
     assert "[REDACTED]" in said
+
+
+@pytest.mark.parametrize(
+    ("tool", "output", "is_error", "tool_input"),
+    [
+        (
+            "Bash",
+            "Exit code 1\nerror: login failed for password=hunter2secret",
+            True,
+            {"command": "deploy"},
+        ),
+        (
+            "Bash",
+            "FAILED tests/test_a.py::test_x - KeyError: sk-ant-api03-abcdefghijkl\n1 failed",
+            True,
+            {"command": "pytest"},
+        ),
+        (
+            "Task",
+            "The key is sk-ant-api03-abcdefghijklmnop in .env.",
+            False,
+            {"description": "Find the key"},
+        ),
+    ],
+)
+def test_secrets_quoted_from_outputs_are_redacted(
+    tool: str, output: str, is_error: bool, tool_input: dict[str, str]
+) -> None:
+    said = " ".join(tell(done(tool, output, is_error, **tool_input), preset=p) for p in PRESETS)
+    assert "hunter2secret" not in said and "abcdefghijkl" not in said
 
 
 def test_paths_under_the_process_cwd_are_relative_as_of_the_latest_narration(
