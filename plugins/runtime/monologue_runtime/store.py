@@ -91,7 +91,7 @@ class TaskGraphStore:
 
     def close(self) -> None:
         with self._mutex:
-            self._files.close()
+            self._files.close_all()
             self._lock.close()
 
     # -- reads: no lock, lines are only ever appended whole -----------------------------

@@ -23,7 +23,12 @@ from monologue_runtime import (
 from runtime_fixtures import at
 
 RULES = ClaimRules(heartbeat_timeout=30, max_attempts=2)
-LAYOUT = ["tasks.graph.json", "tasks.graph.json.lock", "tasks.journal.0.jsonl"]
+LAYOUT = [
+    "tasks.graph.json",
+    "tasks.graph.json.flush",
+    "tasks.graph.json.lock",
+    "tasks.journal.0.jsonl",
+]
 
 
 def _names(folder: Path) -> list[str]:
@@ -66,6 +71,23 @@ def test_steps_append_to_the_journal_and_files_are_private(
     assert stat.S_IMODE(data_dir.stat().st_mode) == 0o700
     for path in data_dir.iterdir():
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+
+
+def test_every_folder_created_is_private_parents_included(tmp_path: Path) -> None:
+    os.umask(0o022)
+    existing = tmp_path / "existing"
+    existing.mkdir(mode=0o755)
+    data_dir = existing / "a" / "b" / "data"
+    store = TaskGraphStore(data_dir)
+    store.create("build", id="a")
+    store.claim("w", "build", RULES, at(0))
+    store.complete("a", "w", AgentResult(task_id="a"), at(1))
+    assert store.prune(timedelta(0)) == ["a"]  # an archive, and a journal in tasks.history
+    for folder in (existing / "a", existing / "a" / "b", data_dir, data_dir / "tasks.history"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    files = [path for path in data_dir.rglob("*") if path.is_file()]
+    assert files and all(stat.S_IMODE(path.stat().st_mode) == 0o600 for path in files)
+    assert stat.S_IMODE(existing.stat().st_mode) == 0o755  # what existed is left alone
 
 
 def test_a_wide_existing_folder_gets_one_warning(

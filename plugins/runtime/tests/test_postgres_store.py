@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import tempfile
+import time
 from pathlib import Path
 
 import psycopg
@@ -97,13 +99,21 @@ def test_a_runtime_on_the_configured_database(
         assert "***" in repr(runtime) and postgres.password not in repr(runtime)
 
 
-def test_a_server_that_goes_away_is_a_clear_error_later() -> None:
+def test_a_server_that_stays_away_is_a_clear_error_after_retrying(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     with ThrowawayPostgres() as server:
-        store = PostgresTaskStore(server.schema_url(), timeout=2)
+        store = PostgresTaskStore(server.schema_url(), timeout=1, retry_for=2)
         store.create("build", id="t1")
         server.stop()
-        with pytest.raises(StoreUnavailableError) as caught:
+        started = time.monotonic()
+        with caplog.at_level(logging.DEBUG), pytest.raises(StoreUnavailableError) as caught:
             store.list()
+        assert 2 <= time.monotonic() - started < 6  # retried for retry_for, then gave up
         assert str(caught.value).startswith("postgresql://monologue:***@/postgres")
         assert server.password not in str(caught.value)
+        warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
+        assert [r.name for r in warnings] == ["monologue.runtime"]  # one line, not one a try
+        assert "lost the database connection" in warnings[0].getMessage()
+        assert server.password not in caplog.text
         store.close()
