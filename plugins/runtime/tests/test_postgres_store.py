@@ -5,12 +5,15 @@ from __future__ import annotations
 import logging
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import psycopg
 import pytest
 from monologue_runtime import (
+    AgentResult,
     AgentRuntime,
+    ClaimRules,
     PostgresTaskStore,
     StoreUnavailableError,
     TaskGraphStore,
@@ -19,6 +22,7 @@ from monologue_runtime import (
 from monologue_runtime.pg_schema import MIGRATIONS
 from monologue_runtime.postgres import hide_password
 from monologue_runtime.testing import ThrowawayPostgres
+from monologue_runtime.transitions import claimed
 
 from monologue.config import load_config
 from monologue.errors import ConfigError
@@ -117,3 +121,21 @@ def test_a_server_that_stays_away_is_a_clear_error_after_retrying(
         assert "lost the database connection" in warnings[0].getMessage()
         assert server.password not in caplog.text
         store.close()
+
+
+def test_the_claim_statement_does_what_the_python_transition_does(
+    postgres: ThrowawayPostgres,
+) -> None:
+    store = PostgresTaskStore(postgres.schema_url())
+    original = store.create("build", id="t1", input={"n": 1}, priority=3)
+    now = datetime(2025, 1, 1, 12, 0, 0, 123456, tzinfo=UTC)
+    rules = ClaimRules(heartbeat_timeout=60, max_attempts=3)
+    change = store.claim("agent-1", "build", rules, now)
+    expected = claimed(original, "agent-1", now)
+    assert change.task == expected
+    assert store.get("t1") == expected
+    # The next report is written from the claimed task, guarded by its updated_at.
+    done = store.complete("t1", "agent-1", AgentResult(task_id="t1"), now)
+    assert done.task is not None and store.get("t1") == done.task
+    assert [e.type for e in store.events("t1")] == ["agent_result"]
+    store.close()

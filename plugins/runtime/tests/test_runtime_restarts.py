@@ -5,18 +5,29 @@ exactly once, the agents outlive the restarts, and each logs one warning line pe
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
-from monologue_runtime import AgentTask, PostgresTaskStore
+from monologue_runtime import (
+    AgentResult,
+    AgentRuntime,
+    AgentTask,
+    BaseAgent,
+    PostgresTaskStore,
+)
 from monologue_runtime.testing import ThrowawayPostgres
+
+from monologue import Session
 
 SCRIPT = Path(__file__).with_name("runtime_workers.py")
 OUTAGE_LINE = "WARNING monologue.runtime "
@@ -118,6 +129,10 @@ def _all_done_once(store: PostgresTaskStore, workers: Workers, ids: list[str]) -
     assert results == dict.fromkeys(ids, 1)
 
 
+def _handled_at_least(workers: Workers, count: int) -> bool:
+    return len(workers.handled()) >= count
+
+
 def _count_completed(store: PostgresTaskStore) -> int:
     return len(store.list(status="completed"))
 
@@ -163,10 +178,46 @@ def test_four_agents_and_two_restarts_do_every_task_once(
     store.add(*tasks)
     workers = Workers(url, tmp_path, 4)
     for mark in (500, 1200):
-        workers.wait(lambda mark=mark: len(workers.handled()) >= mark, f"handle {mark} tasks")
+        workers.wait(partial(_handled_at_least, workers, mark), f"handle {mark} tasks")
         server.restart()
     workers.wait(lambda: _count_completed(store) == len(tasks), "finish", timeout=300)
     _all_done_once(store, workers, [task.id for task in tasks])
     # Busy agents notice both outages; one line each, never one per try.
     assert workers.outage_lines() == [2, 2, 2, 2]
+    store.close()
+
+
+def test_serve_outlives_an_outage_longer_than_the_store_retries(
+    server: ThrowawayPostgres, session: Session, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Echo(BaseAgent):
+        agent_type = "echo"
+
+        def handle_task(self, task: AgentTask, runtime: AgentRuntime) -> AgentResult:
+            return AgentResult(task_id=task.id)
+
+    url = server.schema_url()
+    store = PostgresTaskStore(url, timeout=1, retry_for=0.5)
+    runtime = AgentRuntime("a", "echo", session=session, store=store)
+    stop = threading.Event()
+    served: list[AgentTask] = []
+    thread = threading.Thread(
+        target=lambda: served.extend(Echo().serve(runtime, stop, poll_interval=0.5))
+    )
+    with caplog.at_level(logging.INFO, "monologue.runtime"):
+        thread.start()
+        time.sleep(0.5)
+        server.restart(down_for=3.0)  # six times what the store retries for
+        checker = PostgresTaskStore(url)
+        checker.add(*_tasks(5))
+        deadline = time.monotonic() + 60
+        while _count_completed(checker) < 5 and time.monotonic() < deadline:
+            assert thread.is_alive()
+            time.sleep(0.05)
+        stop.set()
+        thread.join(30)
+        checker.close()
+    assert sorted(task.id for task in served) == [task.id for task in _tasks(5)]
+    assert any("serving on" in r.getMessage() for r in caplog.records if r.levelno == logging.ERROR)
+    runtime.close()
     store.close()
