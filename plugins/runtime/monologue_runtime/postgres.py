@@ -89,7 +89,8 @@ RETURNING t.doc::text
 """
 # An agent's report on a task it holds: the row is replaced only if it is still as this
 # store wrote it (owner, status, updated_at), the event is logged with it, and idle agents
-# are told when the report makes work claimable. One row back when it was written.
+# are told when the report makes work claimable (the id as a parameter, not up.id, lets the
+# GIN index find the tasks waiting on it). One row back when it was written.
 _REPORT = """
 WITH up AS (
   UPDATE runtime_tasks
@@ -103,7 +104,7 @@ logged AS (
   SELECT id, %(event_type)s, %(agent)s, %(at)s, %(data)s::jsonb FROM up)
 SELECT CASE WHEN %(pending)s OR (%(done)s AND EXISTS (
     SELECT 1 FROM runtime_tasks w
-    WHERE w.status = 'pending' AND w.dependency_ids && ARRAY[up.id]))
+    WHERE w.status = 'pending' AND w.dependency_ids && ARRAY[%(id)s::text]))
   THEN (SELECT 1 FROM pg_notify(%(channel)s, '')) END
 FROM up
 """
