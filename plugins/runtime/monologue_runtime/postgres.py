@@ -89,8 +89,8 @@ RETURNING t.doc::text
 """
 # An agent's report on a task it holds: the row is replaced only if it is still as this
 # store wrote it (owner, status, updated_at), the event is logged with it, and idle agents
-# are told when the report makes work claimable (the id as a parameter, not up.id, lets the
-# GIN index find the tasks waiting on it). One row back when it was written.
+# are told when the report makes work claimable: pending tasks wait on it, looked for only
+# when some task ever depended on it (waited_on). One row back when it was written.
 _REPORT = """
 WITH up AS (
   UPDATE runtime_tasks
@@ -98,11 +98,11 @@ WITH up AS (
       heartbeat_at = %(heartbeat_at)s, doc = %(doc)s::jsonb
   WHERE id = %(id)s AND status = 'in_progress' AND owner = %(agent)s
     AND updated_at = %(version)s
-  RETURNING id),
+  RETURNING id, waited_on),
 logged AS (
   INSERT INTO runtime_task_events (task_id, type, agent_id, at, data)
   SELECT id, %(event_type)s, %(agent)s, %(at)s, %(data)s::jsonb FROM up)
-SELECT CASE WHEN %(pending)s OR (%(done)s AND EXISTS (
+SELECT CASE WHEN %(pending)s OR (%(done)s AND up.waited_on AND EXISTS (
     SELECT 1 FROM runtime_tasks w
     WHERE w.status = 'pending' AND w.dependency_ids && ARRAY[%(id)s::text]))
   THEN (SELECT 1 FROM pg_notify(%(channel)s, '')) END
@@ -311,6 +311,7 @@ class PostgresTaskStore:
             graph = TaskGraph(self.location, {task.id: task for task in known})
             graph.add(tasks)
             self._write(conn, list(tasks), [], sql=_INSERT)
+            self._waited_on(conn, [dep for task in tasks for dep in task.dependency_ids])
 
         self._run(add)
         return builtins.list(tasks)
@@ -328,6 +329,7 @@ class PostgresTaskStore:
                 graph.put(task)
                 graph.check_links([task_id])
             self._write(conn, [task], [])
+            self._waited_on(conn, task.dependency_ids)
             return task
 
         return self._run(update)
@@ -574,6 +576,15 @@ class PostgresTaskStore:
                 )
             if pending or done:
                 cur.execute(_NOTIFY, {"channel": self.channel, "pending": pending, "done": done})
+
+    @staticmethod
+    def _waited_on(conn: Connection, task_ids: Sequence[str]) -> None:
+        """Mark tasks others depend on: completing one may unblock work (see _REPORT)."""
+        if task_ids:
+            conn.execute(
+                "UPDATE runtime_tasks SET waited_on = true WHERE id = ANY(%s) AND NOT waited_on",
+                (sorted(set(task_ids)),),
+            )
 
     def _unavailable(self, exc: BaseException) -> StoreUnavailableError:
         message = " ".join(str(exc).split()) or type(exc).__name__

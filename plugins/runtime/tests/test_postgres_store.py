@@ -139,3 +139,23 @@ def test_the_claim_statement_does_what_the_python_transition_does(
     assert done.task is not None and store.get("t1") == done.task
     assert [e.type for e in store.events("t1")] == ["agent_result"]
     store.close()
+
+
+def test_a_completion_wakes_idle_agents_only_when_it_unblocks_work(
+    postgres: ThrowawayPostgres,
+) -> None:
+    url = postgres.schema_url()
+    store, waiter = PostgresTaskStore(url), PostgresTaskStore(url)
+    store.create("build", id="alone")
+    store.create("build", id="needed")
+    store.create("test", id="waiting", dependency_ids=["needed"])
+    rules = ClaimRules(heartbeat_timeout=60, max_attempts=3)
+    now = datetime.now(UTC)
+    assert waiter.wait_for_work(0.01) is True  # starts listening
+    for task_id, wakes in (("alone", False), ("needed", True)):
+        change = store.claim("agent-1", "build", rules, now)
+        assert change.task is not None and change.task.id == task_id
+        store.complete(task_id, "agent-1", AgentResult(task_id=task_id), now)
+        assert waiter.wait_for_work(0.5) is wakes, task_id
+    store.close()
+    waiter.close()
