@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import stat
+import struct
 import threading
 from datetime import timedelta
 from pathlib import Path
@@ -20,6 +21,7 @@ from monologue_runtime import (
     TaskGraphError,
     TaskGraphStore,
 )
+from monologue_runtime.group_commit import GroupCommit
 from runtime_fixtures import at
 
 RULES = ClaimRules(heartbeat_timeout=30, max_attempts=2)
@@ -304,3 +306,27 @@ def test_the_archive_is_private_and_a_bad_line_in_it_is_named(
         handle.write("{oops\n")
     with pytest.raises(TaskGraphError, match=r"tasks.archive.jsonl: line 2 is not a task"):
         file_store.archived()
+
+
+def test_one_flush_covers_the_lines_others_wrote_before_it(tmp_path: Path) -> None:
+    mark_file = tmp_path / "tasks.graph.json.flush"
+    journal = os.open(tmp_path / "journal", os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+    first, second = GroupCommit(mark_file), GroupCommit(mark_file)  # two processes' views
+
+    def mark() -> tuple[int, int]:
+        return struct.unpack("<QQ", mark_file.read_bytes())  # type: ignore[return-value]
+
+    os.write(journal, b"line of the first\n")  # bytes 0..18
+    os.write(journal, b"line of the second\n")  # bytes 18..37
+    first.sync(journal, 0, 18)
+    assert mark() == (0, 37)  # flushed what was in the file when the flush began
+    second.sync(journal, 0, 37)  # covered: returns without moving the mark
+    assert mark() == (0, 37)
+    second.forget(0, 18)  # the file was cut back: what was flushed past 18 is gone
+    assert mark() == (0, 18)
+    first.sync(journal, 1, 5)  # a newer generation is never covered by an older one
+    assert mark() == (1, 37)
+    first.close()
+    second.close()
+    os.close(journal)
+    assert stat.S_IMODE(mark_file.stat().st_mode) == 0o600
