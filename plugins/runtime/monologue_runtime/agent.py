@@ -16,11 +16,12 @@ from typing import Any, ClassVar
 
 from monologue.events import utcnow
 
-from .errors import TaskGraphError
+from .errors import OwnershipError, StoreUnavailableError, TaskGraphError
 from .models import AgentError, AgentResult, AgentTask
 from .runtime import AgentRuntime
 
 log = logging.getLogger("monologue.runtime")
+_UNAVAILABLE_PAUSE_S = 5.0
 
 
 class TaskFailed(Exception):
@@ -154,15 +155,24 @@ class BaseAgent(ABC):
         PostgreSQL it wakes on the notification new work sends. It also looks again every
         ``poll_interval`` seconds (default: half the heartbeat timeout), so that tasks a
         dead agent held are reclaimed in time even when nothing else happens.
+
+        The store rides out a lost connection by itself; a store still unavailable after
+        that (:class:`StoreUnavailableError`), or a task taken back meanwhile
+        (:class:`OwnershipError`: its result was not recorded, and it runs again), is
+        logged and the agent goes on serving.
         """
         interval = poll_interval if poll_interval is not None else runtime.heartbeat_timeout / 2
         done: list[AgentTask] = []
         while not stop.is_set():
-            task = self.execute_once(runtime)
-            if task is not None:
-                done.append(task)
-            elif not stop.is_set():
-                runtime.wait_for_work(interval)
+            try:
+                task = self.execute_once(runtime)
+                if task is not None:
+                    done.append(task)
+                elif not stop.is_set():
+                    runtime.wait_for_work(interval)
+            except (StoreUnavailableError, OwnershipError) as exc:
+                log.error("agent %s: %s; serving on", runtime.agent_id, exc)
+                stop.wait(min(interval, _UNAVAILABLE_PAUSE_S))
         return done
 
     def run(self, runtime: AgentRuntime, max_tasks: int | None = None) -> list[AgentTask]:

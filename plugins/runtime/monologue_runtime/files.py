@@ -1,5 +1,6 @@
-"""Private files for the runtime: task inputs may hold secrets, so folders are 0700 and
-files 0600, whatever the umask; a folder someone else made wider gets one warning."""
+"""Private files for the runtime: task inputs may hold secrets, so folders (parents
+included) are 0700 and files 0600, whatever the umask; a folder someone else made wider
+gets one warning."""
 
 from __future__ import annotations
 
@@ -19,11 +20,10 @@ _warned: set[Path] = set()
 
 
 def private_folder(folder: Path) -> None:
-    """Create ``folder`` (and parents) 0700; warn once if it exists readable by others."""
+    """Create ``folder``, and every missing parent, 0700; warn once if it exists readable
+    by others."""
     if not folder.is_dir():
-        folder.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
-        with suppress(OSError):
-            os.chmod(folder, FOLDER_MODE)  # mkdir's mode is masked by the umask
+        _make_private(folder)
         return
     mode = stat.S_IMODE(folder.stat().st_mode)
     if mode & 0o077 and folder not in _warned:
@@ -35,6 +35,23 @@ def private_folder(folder: Path) -> None:
             mode,
             folder,
         )
+
+
+def _make_private(folder: Path) -> None:
+    # Level by level: mkdir(parents=True) would give the parents the umask's mode (0755).
+    missing = []
+    while not folder.is_dir():
+        missing.append(folder)
+        folder = folder.parent
+    for level in reversed(missing):
+        try:
+            level.mkdir(mode=FOLDER_MODE)
+        except FileExistsError:
+            if not level.is_dir():
+                raise
+            continue  # another process made it meanwhile
+        with suppress(OSError):
+            os.chmod(level, FOLDER_MODE)  # mkdir's mode is masked by the umask
 
 
 def open_private(path: Path, flags: int) -> int:

@@ -16,6 +16,7 @@ from monologue.files import fsync_folder, is_leftover_temp
 from .errors import TaskGraphError
 from .files import open_private, private_folder
 from .graph import TaskGraph
+from .group_commit import GroupCommit
 from .journal import Entry, JournalFile, journal_name
 from .models import AgentTask
 from .snapshot import read_snapshot, write_snapshot
@@ -41,6 +42,7 @@ class GraphFiles:
         self._generation = 0
         self._graph = TaskGraph(snapshot, {})
         self._journal: JournalFile | None = None
+        self._group = GroupCommit(self.folder / f"{snapshot.name}.flush")
 
     def close(self) -> None:
         if self._journal is not None:
@@ -92,9 +94,14 @@ class GraphFiles:
             self._compact(list(self._graph))
 
     def sync(self) -> None:
-        """After the lock: make this process's last line durable (and everyone's before)."""
+        """After the lock: make this process's last line durable (and everyone's before),
+        with one flush shared by the processes waiting at the same time."""
         if self._journal is not None and self._journal.writable:
-            self._journal.sync()
+            self._journal.sync(self._group, self._generation)
+
+    def close_all(self) -> None:
+        self.close()
+        self._group.close()
 
     def sweep(self) -> None:
         """Under the lock: remove what a crash left behind. Temporary files are only

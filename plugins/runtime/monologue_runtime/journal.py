@@ -1,10 +1,11 @@
 """``tasks.journal.<generation>.jsonl``: every change since the snapshot, one line each.
 
 A line is one atomic step: the tasks as they are after it, the lifecycle events that report
-it, written with one ``write`` while the graph's lock is held. The fsync comes after the
-lock is released, so processes that write at the same time share one flush (group commit)
-and nobody waits under the lock for the disk. A line is only ever read up to its newline:
-a line cut short by a crash is invisible, and the next writer cuts it off.
+it, written with one ``write`` while the graph's lock is held. The flush comes after the
+lock is released, and processes that write at the same time share one (group commit, see
+:mod:`.group_commit`): nobody waits under the lock for the disk. A line is only ever read
+up to its newline: a line cut short by a crash is invisible, and the next writer cuts it
+off.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from monologue.events import describe_validation_error
 
 from .errors import GraphFileError, TaskGraphError
 from .files import open_private
+from .group_commit import GroupCommit
 from .models import AgentTask
 from .storage import TaskEvent
 
@@ -47,6 +49,8 @@ class JournalFile:
         self._fd = open_private(path, flags)
         self.offset = 0
         self.lines = 0
+        self.cut = False
+        """Whether this process ever truncated the file (a torn line, a failed write)."""
 
     def close(self) -> None:
         os.close(self._fd)
@@ -70,6 +74,7 @@ class JournalFile:
         end = raw.rfind(b"\n") + 1
         if cut_torn_tail and end < len(raw):
             os.ftruncate(self._fd, self.offset + end)
+            self.cut = True
         entries = []
         for number, line in enumerate(raw[:end].splitlines(), start=self.lines + 1):
             try:
@@ -92,12 +97,17 @@ class JournalFile:
                 raise OSError(f"short write ({written} of {len(line)} bytes)")
         except OSError as exc:
             os.ftruncate(self._fd, self.offset)  # never leave half a line behind
+            self.cut = True
             raise TaskGraphError(self.path, f"could not write the graph: {exc}") from exc
         self.offset += len(line)
         self.lines += 1
 
-    def sync(self) -> None:
+    def sync(self, group: GroupCommit, generation: int) -> None:
+        """Return once every line this process wrote (or read) is on disk."""
         try:
-            os.fdatasync(self._fd)
+            if self.cut:  # the mark may count bytes that were cut off: forget it
+                group.forget(generation, self.offset)
+                self.cut = False
+            group.sync(self._fd, generation, self.offset)
         except OSError as exc:
             raise TaskGraphError(self.path, f"could not make the change durable: {exc}") from exc

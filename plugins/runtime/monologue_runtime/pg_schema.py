@@ -60,6 +60,16 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
             WHERE status = 'pending';
         """,
     ),
+    (
+        3,
+        # Whether any task ever depended on this one: a completion looks for the pending
+        # tasks it unblocks only then, instead of scanning them for every completion.
+        """
+        ALTER TABLE runtime_tasks ADD COLUMN waited_on boolean NOT NULL DEFAULT false;
+        UPDATE runtime_tasks t SET waited_on = true
+        WHERE EXISTS (SELECT 1 FROM runtime_tasks u WHERE t.id = ANY(u.dependency_ids));
+        """,
+    ),
 )
 
 _LEDGER = """

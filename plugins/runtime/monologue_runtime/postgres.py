@@ -1,43 +1,58 @@
 """``PostgresTaskStore``: the task graph in PostgreSQL, for agents on several machines.
 
-Every step is one transaction: the task row changes and the events that report it are
-inserted together, so a process that dies in between leaves neither. Claims take the row
-to run first with ``FOR UPDATE SKIP LOCKED``, so concurrent agents never wait on each other
-and never take the same task. Whatever makes work claimable (new tasks, a retry, a finished
+Every step is atomic: the task row changes and the events that report it are written
+together, so a process that dies in between leaves neither. A claim is one statement on a
+pooled connection, ``UPDATE ... WHERE id = (SELECT ... FOR UPDATE SKIP LOCKED LIMIT n)
+RETURNING ...``, so concurrent agents never wait on each other and never take the same
+task. An agent's report on a task it holds (progress, result, failure) is one statement
+too, written from the task as this store last stored it and guarded by its ``updated_at``;
+when someone changed the task meanwhile, the report falls back to a transaction that locks
+and rereads the row. Whatever makes work claimable (new tasks, a retry, a finished
 dependency) sends a ``NOTIFY`` when it commits; idle agents ``LISTEN`` instead of polling.
+A lost connection (a restart, a failover) is ridden out by :mod:`.pg_retry`.
 """
 
 from __future__ import annotations
 
 import builtins
+import itertools
 import json
 import re
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+import select
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import JsonValue
+from pydantic import AwareDatetime, JsonValue, TypeAdapter
 
 from monologue.events import utcnow
 
 from .errors import InvalidTaskError, StoreUnavailableError, UnknownTaskError
 from .graph import TaskGraph
 from .models import AgentError, AgentResult, AgentTask, TaskStatus
+from .pg_retry import POOL_NAME_PREFIX, Reconnect, connection_lost
 from .pg_schema import migrate
 from .storage import Change, ClaimRules, TaskEvent
 from .task_fields import new_task, updated_task
-from .transitions import claimed, completed, failed, held, reclaimed, stale_cutoff, updated
+from .transitions import completed, failed, held, reclaimed, stale_cutoff, updated
 
 if TYPE_CHECKING:
     import psycopg
     from psycopg_pool import ConnectionPool
 
-__all__ = ["PostgresTaskStore", "hide_password"]
+    Connection = psycopg.Connection[tuple[Any, ...]]
 
+__all__ = ["DEFAULT_RETRY_FOR_S", "PostgresTaskStore", "hide_password"]
+
+T = TypeVar("T")
+
+DEFAULT_RETRY_FOR_S = 60.0
 _CONNECT_TIMEOUT_S = 10
 _POOL_SIZE = 4
+_HELD_CACHE = 1024
+_pool_numbers = itertools.count(1)
 _COLUMNS = (
     "id", "type", "status", "priority", "owner", "dependency_ids", "parent_id",
     "created_at", "updated_at", "heartbeat_at", "doc",
@@ -49,17 +64,55 @@ _INSERT = (
 _UPSERT = f"{_INSERT} ON CONFLICT (id) DO UPDATE SET " + ", ".join(
     f"{column} = EXCLUDED.{column}" for column in _COLUMNS[1:] if column != "created_at"
 )
-_READY = """
-SELECT t.doc::text FROM runtime_tasks t
-WHERE t.status = 'pending' AND t.type = %s
-  AND NOT EXISTS (
-    SELECT 1 FROM unnest(t.dependency_ids) AS d(id)
-    LEFT JOIN runtime_tasks dep ON dep.id = d.id
-    WHERE dep.status IS DISTINCT FROM 'completed')
-ORDER BY t.priority DESC, t.created_at, t.id
-LIMIT 1
-FOR UPDATE OF t SKIP LOCKED
+# transitions.claimed(), done by the server on the rows it picks: taking tasks is one round
+# trip. The set_config (an InitPlan, run once) makes this statement's commit skip waiting
+# for the server's disk; see claim_batch().
+_CLAIM = """
+UPDATE runtime_tasks AS t
+SET status = 'in_progress', owner = %(agent)s, heartbeat_at = %(now)s, updated_at = %(now)s,
+    doc = t.doc || jsonb_build_object(
+        'status', 'in_progress', 'owner', %(agent)s::text,
+        'attempt', (t.doc ->> 'attempt')::int + 1,
+        'heartbeat_at', %(stamp)s::text, 'updated_at', %(stamp)s::text)
+WHERE t.id = ANY(ARRAY(
+    SELECT c.id FROM runtime_tasks c
+    WHERE c.status = 'pending' AND c.type = %(type)s
+      AND NOT EXISTS (
+        SELECT 1 FROM unnest(c.dependency_ids) AS d(id)
+        LEFT JOIN runtime_tasks dep ON dep.id = d.id
+        WHERE dep.status IS DISTINCT FROM 'completed')
+    ORDER BY c.priority DESC, c.created_at, c.id
+    LIMIT %(limit)s
+    FOR UPDATE OF c SKIP LOCKED))
+  AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'
+RETURNING t.doc::text
 """
+# An agent's report on a task it holds: the row is replaced only if it is still as this
+# store wrote it (owner, status, updated_at), the event is logged with it, and idle agents
+# are told when the report makes work claimable: pending tasks wait on it, looked for only
+# when some task ever depended on it (waited_on). One row back when it was written.
+_REPORT = """
+WITH up AS (
+  UPDATE runtime_tasks
+  SET status = %(status)s, owner = %(owner)s, updated_at = %(updated_at)s,
+      heartbeat_at = %(heartbeat_at)s, doc = %(doc)s::jsonb
+  WHERE id = %(id)s AND status = 'in_progress' AND owner = %(agent)s
+    AND updated_at = %(version)s
+  RETURNING id, waited_on),
+logged AS (
+  INSERT INTO runtime_task_events (task_id, type, agent_id, at, data)
+  SELECT id, %(event_type)s, %(agent)s, %(at)s, %(data)s::jsonb FROM up)
+SELECT CASE WHEN %(pending)s OR (%(done)s AND up.waited_on AND EXISTS (
+    SELECT 1 FROM runtime_tasks w
+    WHERE w.status = 'pending' AND w.dependency_ids && ARRAY[%(id)s::text]))
+  THEN (SELECT 1 FROM pg_notify(%(channel)s, '')) END
+FROM up
+"""
+_NOTIFY = (
+    "SELECT pg_notify(%(channel)s, '') WHERE %(pending)s OR EXISTS ("
+    "SELECT 1 FROM runtime_tasks "
+    "WHERE status = 'pending' AND dependency_ids && %(done)s::text[])"
+)
 _STALE = """
 SELECT doc::text FROM runtime_tasks
 WHERE status = 'in_progress' AND coalesce(heartbeat_at, updated_at) < %s
@@ -79,6 +132,9 @@ SELECT id, %s, doc FROM gone ORDER BY seq
 ON CONFLICT (id) DO UPDATE SET archived_at = EXCLUDED.archived_at, doc = EXCLUDED.doc
 RETURNING id
 """
+_STAMP: TypeAdapter[datetime] = TypeAdapter(AwareDatetime)
+# Among claimed tasks, the one to run first comes first (RETURNING has no order).
+_RUN_ORDER = attrgetter("created_at", "id")
 
 
 def hide_password(url: str) -> str:
@@ -103,20 +159,31 @@ class PostgresTaskStore:
     ``options=-csearch_path=NAME`` parameter puts the tables in schema ``NAME``. Connecting
     (and applying migrations) happens here: a database that cannot be reached, or refuses
     the credentials, raises :class:`StoreUnavailableError` naming the URL without its
-    password, here or (server gone) at any later step. ``timeout`` bounds connecting and
-    waiting for a pooled connection, in seconds.
+    password. Afterwards a lost connection is retried (see :mod:`.pg_retry`) for
+    ``retry_for`` seconds before a step raises :class:`StoreUnavailableError`. ``timeout``
+    bounds connecting and waiting for a pooled connection, in seconds.
     """
 
     def __init__(
-        self, url: str, *, pool_size: int = _POOL_SIZE, timeout: float = _CONNECT_TIMEOUT_S
+        self,
+        url: str,
+        *,
+        pool_size: int = _POOL_SIZE,
+        timeout: float = _CONNECT_TIMEOUT_S,
+        retry_for: float = DEFAULT_RETRY_FOR_S,
     ) -> None:
         import psycopg
         from psycopg_pool import ConnectionPool
 
         self.url = url
+        self.timeout = timeout
         self._location = hide_password(url)
-        self._listener: psycopg.Connection[tuple[Any, ...]] | None = None
+        self._reconnect = Reconnect(self._location, retry_for)
+        self._listener: Connection | None = None
         self._last_reclaim: datetime | None = None
+        # The tasks this store claimed or last reported on, as stored: the next report is
+        # written from them in one statement. Bounded; a task not here takes the locking path.
+        self._held: dict[str, str] = {}
         try:
             with psycopg.connect(url, connect_timeout=max(1, round(timeout))) as conn:
                 migrate(conn)
@@ -124,12 +191,14 @@ class PostgresTaskStore:
         except psycopg.Error as exc:
             raise self._unavailable(exc) from None
         self.channel = f"monologue_tasks_{schema[0] if schema else 'public'}"
-        self._pool: ConnectionPool[psycopg.Connection[tuple[Any, ...]]] = ConnectionPool(
+        self._pool: ConnectionPool[Connection] = ConnectionPool(
             url,
             min_size=1,
             max_size=pool_size,
-            kwargs={"connect_timeout": max(1, round(timeout))},
+            kwargs={"connect_timeout": max(1, round(timeout)), "autocommit": True},
             timeout=timeout,
+            check=self._check,
+            name=f"{POOL_NAME_PREFIX}-{next(_pool_numbers)}",
             open=False,
         )
         self._pool.open(wait=True, timeout=timeout)
@@ -142,74 +211,83 @@ class PostgresTaskStore:
         return self._location
 
     def close(self) -> None:
-        if self._listener is not None:
-            self._listener.close()
-            self._listener = None
+        self._drop_listener()
         self._pool.close()
 
     # -- reads ----------------------------------------------------------------------------
 
     def get(self, task_id: str) -> AgentTask:
-        with self._transaction() as conn:
-            return self._row(conn, task_id, lock=False)
+        return self._run(lambda conn: self._row(conn, task_id, lock=False), transaction=False)
 
     def list(
         self, *, status: TaskStatus | str | None = None, type: str | None = None
     ) -> builtins.list[AgentTask]:
         wanted = TaskStatus(status).value if status is not None else None
-        with self._transaction() as conn:
-            rows = conn.execute(
-                "SELECT doc::text FROM runtime_tasks WHERE (%(s)s::text IS NULL OR status = %(s)s)"
+        return self._run(
+            lambda conn: self._tasks(
+                conn,
+                "WHERE (%(s)s::text IS NULL OR status = %(s)s)"
                 " AND (%(t)s::text IS NULL OR type = %(t)s) ORDER BY seq",
                 {"s": wanted, "t": type},
-            ).fetchall()
-        return [AgentTask.model_validate_json(row[0]) for row in rows]
+            ),
+            transaction=False,
+        )
 
     def unmet_dependencies(self, task: AgentTask) -> builtins.list[str]:
-        with self._transaction() as conn:
-            done = {
-                row[0]
-                for row in conn.execute(
-                    "SELECT id FROM runtime_tasks WHERE id = ANY(%s) AND status = 'completed'",
-                    (task.dependency_ids,),
-                )
-            }
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT id FROM runtime_tasks WHERE id = ANY(%s) AND status = 'completed'",
+                (task.dependency_ids,),
+            ).fetchall(),
+            transaction=False,
+        )
+        done = {row[0] for row in rows}
         return [dep for dep in task.dependency_ids if dep not in done]
 
     def events(self, task_id: str | None = None) -> builtins.list[TaskEvent]:
-        with self._transaction() as conn:
-            rows = conn.execute(
+        rows = self._run(
+            lambda conn: conn.execute(
                 "SELECT type, task_id, agent_id, at, data::text FROM runtime_task_events "
                 "WHERE %(t)s::text IS NULL OR task_id = %(t)s ORDER BY seq",
                 {"t": task_id},
-            ).fetchall()
+            ).fetchall(),
+            transaction=False,
+        )
         return [
             TaskEvent(type=kind, task_id=tid, agent_id=aid, at=at, data=json.loads(data))
             for kind, tid, aid, at, data in rows
         ]
 
     def archived(self) -> builtins.list[AgentTask]:
-        with self._transaction() as conn:
-            rows = conn.execute(
+        rows = self._run(
+            lambda conn: conn.execute(
                 "SELECT doc::text FROM runtime_task_archive ORDER BY archived_at, id"
-            ).fetchall()
+            ).fetchall(),
+            transaction=False,
+        )
         return [AgentTask.model_validate_json(row[0]) for row in rows]
 
     def wait_for_work(self, timeout: float) -> bool:
         """Wait for a notification. The first call only starts listening and returns True,
-        so that work added just before is not missed: look again, then wait."""
+        so that work added just before is not missed: look again, then wait. A listening
+        connection lost meanwhile returns True as well (work may have come while it was
+        down), and the next call listens again."""
         import psycopg
 
         if self._listener is None:
             try:
-                self._listener = psycopg.connect(
-                    self.url, autocommit=True, connect_timeout=_CONNECT_TIMEOUT_S
-                )
-                self._listener.execute(f'LISTEN "{self.channel}"')
+                self._listener = self._reconnect.run(self._listen)
             except psycopg.Error as exc:
                 raise self._unavailable(exc) from None
             return True
-        for _ in self._listener.notifies(timeout=timeout, stop_after=1):
+        try:
+            for _ in self._listener.notifies(timeout=timeout, stop_after=1):
+                return True
+        except psycopg.Error as exc:
+            self._drop_listener()
+            if not connection_lost(exc):
+                raise self._unavailable(exc) from None
+            self._reconnect.lost(exc)
             return True
         return False
 
@@ -218,24 +296,31 @@ class PostgresTaskStore:
     def add(self, *tasks: AgentTask) -> builtins.list[AgentTask]:
         ids = [task.id for task in tasks]
         links = {link for task in tasks for link in (*task.dependency_ids, task.parent_id) if link}
-        with self._transaction() as conn:
-            taken = conn.execute(
-                "SELECT id FROM runtime_tasks WHERE id = ANY(%s) LIMIT 1", (ids,)
-            ).fetchone()
+        tries = itertools.count()
+
+        def add(conn: Connection) -> None:
+            taken = self._tasks(conn, "WHERE id = ANY(%s)", (ids,))
+            if next(tries) and _same(taken, tasks):
+                return  # the first try committed; its answer was lost with the connection
             if taken:
-                raise InvalidTaskError(self.location, f"a task with id {taken[0]!r} already exists")
+                raise InvalidTaskError(
+                    self.location, f"a task with id {taken[0].id!r} already exists"
+                )
             # FOR SHARE: a task others now depend on cannot be pruned meanwhile.
             known = self._tasks(conn, "WHERE id = ANY(%s) FOR SHARE", (sorted(links),))
             graph = TaskGraph(self.location, {task.id: task for task in known})
             graph.add(tasks)
             self._write(conn, list(tasks), [], sql=_INSERT)
+            self._waited_on(conn, [dep for task in tasks for dep in task.dependency_ids])
+
+        self._run(add)
         return builtins.list(tasks)
 
     def create(self, type: str, **fields: Any) -> AgentTask:
         return self.add(new_task(self.location, type, fields))[0]
 
     def update(self, task_id: str, **changes: Any) -> AgentTask:
-        with self._transaction() as conn:
+        def update(conn: Connection) -> AgentTask:
             task = updated_task(self.location, self._row(conn, task_id, lock=True), changes)
             if {"dependency_ids", "parent_id"} & changes.keys():
                 # Two link changes at once could close a cycle neither sees: one at a time.
@@ -244,69 +329,187 @@ class PostgresTaskStore:
                 graph.put(task)
                 graph.check_links([task_id])
             self._write(conn, [task], [])
-        return task
+            self._waited_on(conn, task.dependency_ids)
+            return task
+
+        return self._run(update)
 
     def claim(self, agent_id: str, agent_type: str, rules: ClaimRules, now: datetime) -> Change:
-        with self._transaction() as conn:
-            # A claim need not wait for the disk: if the server crashes before flushing it,
-            # the claim and any reclaim with it are lost together, and the task is simply
-            # PENDING again, as if its agent had died; the agent's result is then refused
-            # (OwnershipError) and the task runs again. Results and failures stay durable.
-            conn.execute("SET LOCAL synchronous_commit = off")
-            taken_back: builtins.list[AgentTask] = []
-            events: builtins.list[TaskEvent] = []
-            if self._reclaim_due(rules, now):
-                taken_back, events = self._reclaim(conn, rules, now, agent_id)
-                self._write(conn, taken_back, events)  # first: a reclaimed task may run now
-            row = conn.execute(_READY, (agent_type,)).fetchone()
-            task = claimed(AgentTask.model_validate_json(row[0]), agent_id, now) if row else None
-            if task is not None:
-                self._write(conn, [task], [])
-        return Change(task=task, reclaimed=taken_back, events=events)
+        changes = self.claim_batch(agent_id, agent_type, rules, now, 1)
+        return changes[0] if changes else Change()
+
+    def claim_batch(
+        self, agent_id: str, agent_type: str, rules: ClaimRules, now: datetime, limit: int
+    ) -> builtins.list[Change]:
+        """Claim up to ``limit`` ready tasks of ``agent_type`` at once, in one statement;
+        one :class:`Change` per task, the first to run first. Reclaimed tasks, if any, come
+        in the first change (or a change with no task, when nothing was claimed).
+
+        Claims commit without waiting for the server's disk: if the server crashes before
+        flushing one, the claim (and any reclaim before it) is lost whole, the task is
+        PENDING again as if its agent had died, and that agent's report on it is refused
+        (:class:`OwnershipError`), so the task runs again. A claim whose answer is lost
+        with the connection is held by nobody alive: the heartbeat timeout takes it back.
+        """
+        taken_back: builtins.list[AgentTask] = []
+        events: builtins.list[TaskEvent] = []
+        if self._reclaim_due(rules, now):
+            change = self.reclaim_stale(rules, now, agent_id)
+            taken_back, events = change.reclaimed, change.events
+        params = {
+            "agent": agent_id,
+            "type": agent_type,
+            "now": now,
+            "stamp": _STAMP.dump_python(now.astimezone(UTC), mode="json"),
+            "limit": limit,
+        }
+        rows = self._run(
+            lambda conn: conn.execute(_CLAIM, params, prepare=True).fetchall(), transaction=False
+        )
+        tasks = []
+        for (doc,) in rows:
+            tasks.append(AgentTask.model_validate_json(doc))
+            self._remember(tasks[-1], doc)
+        tasks.sort(key=_RUN_ORDER)
+        tasks.sort(key=attrgetter("priority"), reverse=True)
+        if not tasks:
+            return [Change(reclaimed=taken_back, events=events)] if taken_back else []
+        first = Change(task=tasks[0], reclaimed=taken_back, events=events)
+        return [first, *(Change(task=task) for task in tasks[1:])]
 
     def heartbeat(
         self, task_id: str, agent_id: str, now: datetime, update: dict[str, JsonValue]
     ) -> Change:
-        return self._step(task_id, agent_id, lambda task: updated(task, agent_id, now, update))
+        return self._report(task_id, agent_id, lambda task: updated(task, agent_id, now, update))
 
     def complete(self, task_id: str, agent_id: str, result: AgentResult, now: datetime) -> Change:
-        return self._step(task_id, agent_id, lambda task: completed(task, agent_id, result, now))
+        return self._report(task_id, agent_id, lambda task: completed(task, agent_id, result, now))
 
     def fail(
         self, task_id: str, agent_id: str, error: AgentError, rules: ClaimRules, now: datetime
     ) -> Change:
-        return self._step(task_id, agent_id, lambda task: failed(task, agent_id, error, rules, now))
+        return self._report(
+            task_id, agent_id, lambda task: failed(task, agent_id, error, rules, now)
+        )
 
     def reclaim_stale(self, rules: ClaimRules, now: datetime, by: str) -> Change:
-        with self._transaction() as conn:
-            tasks, events = self._reclaim(conn, rules, now, by)
+        def reclaim(conn: Connection) -> Change:
+            rows = conn.execute(_STALE, (stale_cutoff(rules, now),)).fetchall()
+            pairs = [
+                reclaimed(AgentTask.model_validate_json(row[0]), by, rules, now) for row in rows
+            ]
+            tasks, events = [task for task, _ in pairs], [event for _, event in pairs]
             self._write(conn, tasks, events)
-        return Change(reclaimed=tasks, events=events)
+            return Change(reclaimed=tasks, events=events)
+
+        return self._run(reclaim)
 
     def prune(self, older_than: timedelta, now: datetime | None = None) -> builtins.list[str]:
         now = now or utcnow()
-        with self._transaction() as conn:
-            rows = conn.execute(_PRUNE, (now - older_than, now)).fetchall()
+        rows = self._run(lambda conn: conn.execute(_PRUNE, (now - older_than, now)).fetchall())
         return [row[0] for row in rows]
 
     # -- plumbing ---------------------------------------------------------------------------
 
-    @contextmanager
-    def _transaction(self) -> Iterator[psycopg.Connection[tuple[Any, ...]]]:
+    def _run(self, work: Callable[[Connection], T], *, transaction: bool = True) -> T:
+        """``work(conn)`` on a pooled connection (in a transaction unless told otherwise),
+        run again on a new connection while the connection is lost."""
         import psycopg
-        from psycopg_pool import PoolTimeout
+
+        def once() -> T:
+            with self._pool.connection() as conn:
+                if not transaction:
+                    return work(conn)
+                with conn.transaction():
+                    return work(conn)
 
         try:
-            with self._pool.connection() as conn, conn.transaction():
-                yield conn
-        except (psycopg.OperationalError, PoolTimeout) as exc:
+            return self._reconnect.run(once)
+        except psycopg.OperationalError as exc:
             raise self._unavailable(exc) from None
+        except Exception as exc:
+            if connection_lost(exc):  # the pool's own timeout
+                raise self._unavailable(exc) from None
+            raise
 
-    def _step(self, task_id: str, agent_id: str, change: Any) -> Change:
-        with self._transaction() as conn:
-            task, event = change(held(self._row(conn, task_id, lock=True), agent_id, self.location))
-            self._write(conn, [task], [event])
-        return Change(task=task, events=[event])
+    def _check(self, conn: Connection) -> None:
+        """A connection the server closed, found before use, is an outage too (the pool
+        replaces the connection, waiting for the server if it is still away)."""
+        try:
+            _check_connection(conn)
+        except Exception as exc:
+            if connection_lost(exc):
+                self._reconnect.lost(exc)
+            raise
+
+    def _report(
+        self,
+        task_id: str,
+        agent_id: str,
+        change: Callable[[AgentTask], tuple[AgentTask, TaskEvent]],
+    ) -> Change:
+        """A report on a held task: one statement from the task as this store last wrote
+        it; else (someone changed it meanwhile, or this store never had it) a transaction
+        that locks the row and decides from it."""
+        doc = self._held.get(task_id)
+        known = None if doc is None else AgentTask.model_validate_json(doc)
+        mine = None if known is None or known.owner != agent_id else change(known)
+
+        def report(conn: Connection) -> Change:
+            if mine is not None and self._write_report(conn, *mine, version=known):
+                return Change(task=mine[0], events=[mine[1]])
+            with conn.transaction():
+                current = self._row(conn, task_id, lock=True)
+                if mine is not None and current == mine[0]:
+                    # The statement committed before the connection was lost with its answer.
+                    return Change(task=mine[0], events=[mine[1]])
+                task, event = change(held(current, agent_id, self.location))
+                self._write(conn, [task], [event])
+                return Change(task=task, events=[event])
+
+        try:
+            done = self._run(report, transaction=False)
+        except BaseException:
+            self._held.pop(task_id, None)
+            raise
+        assert done.task is not None
+        self._remember(done.task)
+        return done
+
+    def _write_report(
+        self, conn: Connection, task: AgentTask, event: TaskEvent, *, version: AgentTask | None
+    ) -> bool:
+        assert version is not None
+        row = conn.execute(
+            _REPORT,
+            {
+                "id": task.id,
+                "agent": event.agent_id,
+                "version": version.updated_at,
+                "status": task.status.value,
+                "owner": task.owner,
+                "updated_at": task.updated_at,
+                "heartbeat_at": task.heartbeat_at,
+                "doc": task.model_dump_json(),
+                "event_type": event.type,
+                "at": event.at,
+                "data": json.dumps(event.data),
+                "pending": task.status is TaskStatus.PENDING,
+                "done": task.status is TaskStatus.COMPLETED,
+                "channel": self.channel,
+            },
+            prepare=True,
+        ).fetchone()
+        return row is not None
+
+    def _remember(self, task: AgentTask, doc: str | None = None) -> None:
+        """Keep (as JSON: the caller owns ``task``) a task this agent still holds."""
+        if task.status is not TaskStatus.IN_PROGRESS:
+            self._held.pop(task.id, None)
+            return
+        self._held[task.id] = doc if doc is not None else task.model_dump_json()
+        if len(self._held) > _HELD_CACHE:
+            del self._held[next(iter(self._held))]
 
     def _reclaim_due(self, rules: ClaimRules, now: datetime) -> bool:
         """Look for stale claims at most ten times per heartbeat timeout: a dead owner's
@@ -319,31 +522,38 @@ class PostgresTaskStore:
         self._last_reclaim = now
         return True
 
-    def _reclaim(
-        self, conn: psycopg.Connection[tuple[Any, ...]], rules: ClaimRules, now: datetime, by: str
-    ) -> tuple[builtins.list[AgentTask], builtins.list[TaskEvent]]:
-        rows = conn.execute(_STALE, (stale_cutoff(rules, now),)).fetchall()
-        pairs = [reclaimed(AgentTask.model_validate_json(row[0]), by, rules, now) for row in rows]
-        return [task for task, _ in pairs], [event for _, event in pairs]
+    def _listen(self) -> Connection:
+        import psycopg
 
-    def _row(
-        self, conn: psycopg.Connection[tuple[Any, ...]], task_id: str, *, lock: bool
-    ) -> AgentTask:
+        conn = psycopg.connect(
+            self.url, autocommit=True, connect_timeout=max(1, round(self.timeout))
+        )
+        try:
+            conn.execute(f'LISTEN "{self.channel}"')
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _drop_listener(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
+
+    def _row(self, conn: Connection, task_id: str, *, lock: bool) -> AgentTask:
         found = self._tasks(conn, "WHERE id = %s" + (" FOR UPDATE" if lock else ""), (task_id,))
         if not found:
             raise UnknownTaskError(self.location, f"no task {task_id!r}")
         return found[0]
 
     @staticmethod
-    def _tasks(
-        conn: psycopg.Connection[tuple[Any, ...]], where: str, params: Sequence[Any]
-    ) -> builtins.list[AgentTask]:
+    def _tasks(conn: Connection, where: str, params: Any) -> builtins.list[AgentTask]:
         rows = conn.execute(f"SELECT doc::text FROM runtime_tasks {where}", params).fetchall()
         return [AgentTask.model_validate_json(row[0]) for row in rows]
 
     def _write(
         self,
-        conn: psycopg.Connection[tuple[Any, ...]],
+        conn: Connection,
         tasks: Sequence[AgentTask],
         events: Sequence[TaskEvent],
         sql: str = _UPSERT,
@@ -365,19 +575,42 @@ class PostgresTaskStore:
                     [(e.task_id, e.type, e.agent_id, e.at, json.dumps(e.data)) for e in events],
                 )
             if pending or done:
-                cur.execute(
-                    "SELECT pg_notify(%(channel)s, '') WHERE %(pending)s OR EXISTS ("
-                    "SELECT 1 FROM runtime_tasks "
-                    "WHERE status = 'pending' AND dependency_ids && %(done)s::text[])",
-                    {"channel": self.channel, "pending": pending, "done": done},
-                )
+                cur.execute(_NOTIFY, {"channel": self.channel, "pending": pending, "done": done})
+
+    @staticmethod
+    def _waited_on(conn: Connection, task_ids: Sequence[str]) -> None:
+        """Mark tasks others depend on: completing one may unblock work (see _REPORT)."""
+        if task_ids:
+            conn.execute(
+                "UPDATE runtime_tasks SET waited_on = true WHERE id = ANY(%s) AND NOT waited_on",
+                (sorted(set(task_ids)),),
+            )
 
     def _unavailable(self, exc: BaseException) -> StoreUnavailableError:
-        message = str(exc).strip() or type(exc).__name__
+        message = " ".join(str(exc).split()) or type(exc).__name__
         password = urlsplit(self.url).password
         if password:
             message = message.replace(password, "***")
         return StoreUnavailableError(self._location, f"cannot use the database: {message}")
+
+
+def _check_connection(conn: Connection) -> None:
+    """The pool's check before lending a connection, without a round trip in the common
+    case: an idle connection has nothing to read unless the server spoke first, which for
+    a pooled connection means it is closing it (a restart, a failover, an administrator).
+    Only then is the connection asked, with psycopg_pool's own check."""
+    import psycopg
+    from psycopg_pool import ConnectionPool
+
+    if conn.closed:
+        raise psycopg.OperationalError("the connection is closed")
+    readable, _, _ = select.select([conn.fileno()], [], [], 0)
+    if readable:
+        ConnectionPool.check_connection(conn)
+
+
+def _same(stored: Sequence[AgentTask], tasks: Sequence[AgentTask]) -> bool:
+    return sorted(stored, key=attrgetter("id")) == sorted(tasks, key=attrgetter("id"))
 
 
 def _params(task: AgentTask) -> tuple[Any, ...]:

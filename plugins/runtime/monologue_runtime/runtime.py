@@ -140,6 +140,21 @@ class AgentRuntime:
         self._relay(change)
         return change.task
 
+    def poll_next_tasks(self, limit: int, now: datetime | None = None) -> list[AgentTask]:
+        """Take up to ``limit`` tasks at once, in the order they should run (one statement
+        on PostgreSQL), as :meth:`poll_next_task` would one by one. Each is held, and
+        reclaimed after the heartbeat timeout, from now on: take only what you will start
+        on soon."""
+        self._check_open()
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit!r}")
+        changes = self.store.claim_batch(
+            self.agent_id, self.agent_type, self._rules(), now or utcnow(), limit
+        )
+        for change in changes:
+            self._relay(change)
+        return [change.task for change in changes if change.task is not None]
+
     def reclaim_stale(
         self, timeout: float | None = None, now: datetime | None = None
     ) -> list[AgentTask]:

@@ -94,6 +94,13 @@ class TaskStore(Protocol):
         """Reclaim stale tasks, then take the ready PENDING task of ``agent_type`` that runs
         first (priority, then age). ``Change.task`` is the claimed task, or ``None``."""
 
+    def claim_batch(
+        self, agent_id: str, agent_type: str, rules: ClaimRules, now: datetime, limit: int
+    ) -> builtins.list[Change]:
+        """:meth:`claim` up to ``limit`` tasks in one step: one change per task claimed, in
+        the order they should run; stale tasks reclaimed on the way are in the first change
+        (a change without a task when none was claimed)."""
+
     def heartbeat(
         self, task_id: str, agent_id: str, now: datetime, update: dict[str, JsonValue]
     ) -> Change:

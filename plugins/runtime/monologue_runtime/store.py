@@ -91,7 +91,7 @@ class TaskGraphStore:
 
     def close(self) -> None:
         with self._mutex:
-            self._files.close()
+            self._files.close_all()
             self._lock.close()
 
     # -- reads: no lock, lines are only ever appended whole -----------------------------
@@ -212,15 +212,24 @@ class TaskGraphStore:
         return task
 
     def claim(self, agent_id: str, agent_type: str, rules: ClaimRules, now: datetime) -> Change:
+        changes = self.claim_batch(agent_id, agent_type, rules, now, 1)
+        return changes[0] if changes else Change()
+
+    def claim_batch(
+        self, agent_id: str, agent_type: str, rules: ClaimRules, now: datetime, limit: int
+    ) -> builtins.list[Change]:
         # Not flushed: a claim lost in a crash of the machine was held by agents that died
         # with it, and the task is simply PENDING again. It reaches the disk with the next
         # flushed line (a flush covers everything written before it in the file).
         with self.transaction(durable=False) as graph:
             reclaimed_tasks = self._reclaim(graph, rules, now, agent_id)
-            task = graph.next_ready(agent_type)
-            if task is not None:
-                task = graph.put(claimed(task, agent_id, now))
-        return _detached(task, reclaimed_tasks, graph.events)
+            tasks: builtins.list[AgentTask] = []
+            while len(tasks) < limit and (task := graph.next_ready(agent_type)) is not None:
+                tasks.append(graph.put(claimed(task, agent_id, now)))
+        if not tasks:
+            return [_detached(None, reclaimed_tasks, graph.events)] if reclaimed_tasks else []
+        first = _detached(tasks[0], reclaimed_tasks, graph.events)
+        return [first, *(_detached(task, [], []) for task in tasks[1:])]
 
     def heartbeat(
         self, task_id: str, agent_id: str, now: datetime, update: dict[str, JsonValue]

@@ -13,6 +13,7 @@ import secrets
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from urllib.parse import quote
 
@@ -69,12 +70,26 @@ class ThrowawayPostgres:
             "--auth=scram-sha-256", "-E", "UTF8", "--no-sync",
         )  # fmt: skip
         pwfile.unlink()
-        options = f"-c listen_addresses='' -k {self.folder} -p {_PORT} -c max_connections=200"
-        self._run(
-            "pg_ctl", "-D", str(data), "-l", str(self.folder / "log"), "-o", options, "-w", "start"
-        )
+        self._run("pg_ctl", *self._control_args(), "start")
         self.url = self._url("postgres")
         return self
+
+    def restart(self, mode: str = "fast", *, down_for: float = 0.0) -> None:
+        """``pg_ctl restart -m MODE``: every connection is cut (``fast``: their transactions
+        rolled back; ``immediate``: as in a crash), and the server is back when this
+        returns. With ``down_for``, the server stays stopped that many seconds between."""
+        if not down_for:
+            self._run("pg_ctl", *self._control_args(), "-m", mode, "restart")
+            return
+        self._run("pg_ctl", *self._control_args(), "-m", mode, "stop")
+        time.sleep(down_for)
+        self._run("pg_ctl", *self._control_args(), "start")
+
+    def _control_args(self) -> tuple[str, ...]:
+        assert self.folder is not None
+        options = f"-c listen_addresses='' -k {self.folder} -p {_PORT} -c max_connections=200"
+        data, log = self.folder / "data", self.folder / "log"
+        return ("-D", str(data), "-l", str(log), "-o", options, "-w")
 
     __enter__ = start
 

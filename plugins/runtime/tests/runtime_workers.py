@@ -4,13 +4,20 @@
 left unfinished (waiting for reclaims meanwhile), then write what it completed to OUT.
 ``hold STORE DATA_DIR AGENT_ID OUT GO COUNT``: claim COUNT tasks, write their ids to OUT,
 and wait to be killed.
-Both touch ``OUT.ready`` once started, and wait for the file GO before claiming.
+``serve STORE DATA_DIR AGENT_ID OUT GO``: ``BaseAgent.serve`` until SIGTERM, appending the id
+of every task it handles to ``OUT.handled`` as it starts it (a task's ``input["sleep"]``
+makes it last that long), then write what it completed to OUT. Logs to stderr.
+All touch ``OUT.ready`` once started, and wait for the file GO before claiming.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import os
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -29,17 +36,24 @@ def main(args: list[str]) -> None:
     role, store, data_dir, agent_id, out, go, *rest = args
     from monologue_runtime import AgentResult, AgentRuntime, AgentTask, BaseAgent
 
+    handled = os.open(out + ".handled", os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+
     class Echo(BaseAgent):
         agent_type = "echo"
 
         def handle_task(self, task: AgentTask, runtime: AgentRuntime) -> AgentResult:
+            os.write(handled, f"{task.id}\n".encode())
+            time.sleep(float(str(task.input.get("sleep", 0))))
             return AgentResult(task_id=task.id, artifacts={"n": task.input["n"]})
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s %(message)s")
+    heartbeat_timeout = float(os.environ.get("WORKER_HEARTBEAT_TIMEOUT_S", HEARTBEAT_TIMEOUT_S))
 
     with AgentRuntime(
         agent_id,
         "echo",
-        heartbeat_interval=HEARTBEAT_TIMEOUT_S / 4,
-        heartbeat_timeout=HEARTBEAT_TIMEOUT_S,
+        heartbeat_interval=heartbeat_timeout / 4,
+        heartbeat_timeout=heartbeat_timeout,
         data_dir=data_dir,
         store=store,
     ) as runtime:
@@ -47,10 +61,16 @@ def main(args: list[str]) -> None:
         _wait_for(Path(go))
         if role == "hold":
             held = [runtime.poll_next_task() for _ in range(int(rest[0]))]
-            Path(out).write_text(json.dumps([task.id for task in held if task is not None]))
+            # Renamed into place: the test kills this process as soon as OUT exists.
+            Path(out + ".tmp").write_text(json.dumps([t.id for t in held if t is not None]))
+            os.replace(out + ".tmp", out)
             time.sleep(600)
         agent, done = Echo(), []
-        while True:
+        if role == "serve":
+            stop = threading.Event()
+            signal.signal(signal.SIGTERM, lambda *_: stop.set())
+            done = agent.serve(runtime, stop)
+        while role == "work":
             task = agent.execute_once(runtime)
             if task is not None:
                 done.append(task)
@@ -59,7 +79,7 @@ def main(args: list[str]) -> None:
                 runtime.store.list(status="pending") or runtime.store.list(status="in_progress")
             ):
                 break
-            runtime.wait_for_work(HEARTBEAT_TIMEOUT_S / 4)
+            runtime.wait_for_work(heartbeat_timeout / 4)
     report = {
         "completed": [task.id for task in done if task.status == "completed"],
         "other": [task.id for task in done if task.status != "completed"],

@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import stat
+import struct
 import threading
 from datetime import timedelta
 from pathlib import Path
@@ -20,10 +21,16 @@ from monologue_runtime import (
     TaskGraphError,
     TaskGraphStore,
 )
+from monologue_runtime.group_commit import GroupCommit
 from runtime_fixtures import at
 
 RULES = ClaimRules(heartbeat_timeout=30, max_attempts=2)
-LAYOUT = ["tasks.graph.json", "tasks.graph.json.lock", "tasks.journal.0.jsonl"]
+LAYOUT = [
+    "tasks.graph.json",
+    "tasks.graph.json.flush",
+    "tasks.graph.json.lock",
+    "tasks.journal.0.jsonl",
+]
 
 
 def _names(folder: Path) -> list[str]:
@@ -66,6 +73,23 @@ def test_steps_append_to_the_journal_and_files_are_private(
     assert stat.S_IMODE(data_dir.stat().st_mode) == 0o700
     for path in data_dir.iterdir():
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+
+
+def test_every_folder_created_is_private_parents_included(tmp_path: Path) -> None:
+    os.umask(0o022)
+    existing = tmp_path / "existing"
+    existing.mkdir(mode=0o755)
+    data_dir = existing / "a" / "b" / "data"
+    store = TaskGraphStore(data_dir)
+    store.create("build", id="a")
+    store.claim("w", "build", RULES, at(0))
+    store.complete("a", "w", AgentResult(task_id="a"), at(1))
+    assert store.prune(timedelta(0)) == ["a"]  # an archive, and a journal in tasks.history
+    for folder in (existing / "a", existing / "a" / "b", data_dir, data_dir / "tasks.history"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    files = [path for path in data_dir.rglob("*") if path.is_file()]
+    assert files and all(stat.S_IMODE(path.stat().st_mode) == 0o600 for path in files)
+    assert stat.S_IMODE(existing.stat().st_mode) == 0o755  # what existed is left alone
 
 
 def test_a_wide_existing_folder_gets_one_warning(
@@ -282,3 +306,27 @@ def test_the_archive_is_private_and_a_bad_line_in_it_is_named(
         handle.write("{oops\n")
     with pytest.raises(TaskGraphError, match=r"tasks.archive.jsonl: line 2 is not a task"):
         file_store.archived()
+
+
+def test_one_flush_covers_the_lines_others_wrote_before_it(tmp_path: Path) -> None:
+    mark_file = tmp_path / "tasks.graph.json.flush"
+    journal = os.open(tmp_path / "journal", os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+    first, second = GroupCommit(mark_file), GroupCommit(mark_file)  # two processes' views
+
+    def mark() -> tuple[int, int]:
+        return struct.unpack("<QQ", mark_file.read_bytes())  # type: ignore[return-value]
+
+    os.write(journal, b"line of the first\n")  # bytes 0..18
+    os.write(journal, b"line of the second\n")  # bytes 18..37
+    first.sync(journal, 0, 18)
+    assert mark() == (0, 37)  # flushed what was in the file when the flush began
+    second.sync(journal, 0, 37)  # covered: returns without moving the mark
+    assert mark() == (0, 37)
+    second.forget(0, 18)  # the file was cut back: what was flushed past 18 is gone
+    assert mark() == (0, 18)
+    first.sync(journal, 1, 5)  # a newer generation is never covered by an older one
+    assert mark() == (1, 37)
+    first.close()
+    second.close()
+    os.close(journal)
+    assert stat.S_IMODE(mark_file.stat().st_mode) == 0o600

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 import tempfile
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import psycopg
 import pytest
 from monologue_runtime import (
+    AgentResult,
     AgentRuntime,
+    ClaimRules,
     PostgresTaskStore,
     StoreUnavailableError,
     TaskGraphStore,
@@ -17,6 +22,7 @@ from monologue_runtime import (
 from monologue_runtime.pg_schema import MIGRATIONS
 from monologue_runtime.postgres import hide_password
 from monologue_runtime.testing import ThrowawayPostgres
+from monologue_runtime.transitions import claimed
 
 from monologue.config import load_config
 from monologue.errors import ConfigError
@@ -97,13 +103,59 @@ def test_a_runtime_on_the_configured_database(
         assert "***" in repr(runtime) and postgres.password not in repr(runtime)
 
 
-def test_a_server_that_goes_away_is_a_clear_error_later() -> None:
+def test_a_server_that_stays_away_is_a_clear_error_after_retrying(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     with ThrowawayPostgres() as server:
-        store = PostgresTaskStore(server.schema_url(), timeout=2)
+        store = PostgresTaskStore(server.schema_url(), timeout=1, retry_for=2)
         store.create("build", id="t1")
         server.stop()
-        with pytest.raises(StoreUnavailableError) as caught:
+        started = time.monotonic()
+        with caplog.at_level(logging.DEBUG), pytest.raises(StoreUnavailableError) as caught:
             store.list()
+        assert 2 <= time.monotonic() - started < 6  # retried for retry_for, then gave up
         assert str(caught.value).startswith("postgresql://monologue:***@/postgres")
         assert server.password not in str(caught.value)
+        warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
+        assert [r.name for r in warnings] == ["monologue.runtime"]  # one line, not one a try
+        assert "lost the database connection" in warnings[0].getMessage()
+        assert server.password not in caplog.text
         store.close()
+
+
+def test_the_claim_statement_does_what_the_python_transition_does(
+    postgres: ThrowawayPostgres,
+) -> None:
+    store = PostgresTaskStore(postgres.schema_url())
+    original = store.create("build", id="t1", input={"n": 1}, priority=3)
+    now = datetime(2025, 1, 1, 12, 0, 0, 123456, tzinfo=UTC)
+    rules = ClaimRules(heartbeat_timeout=60, max_attempts=3)
+    change = store.claim("agent-1", "build", rules, now)
+    expected = claimed(original, "agent-1", now)
+    assert change.task == expected
+    assert store.get("t1") == expected
+    # The next report is written from the claimed task, guarded by its updated_at.
+    done = store.complete("t1", "agent-1", AgentResult(task_id="t1"), now)
+    assert done.task is not None and store.get("t1") == done.task
+    assert [e.type for e in store.events("t1")] == ["agent_result"]
+    store.close()
+
+
+def test_a_completion_wakes_idle_agents_only_when_it_unblocks_work(
+    postgres: ThrowawayPostgres,
+) -> None:
+    url = postgres.schema_url()
+    store, waiter = PostgresTaskStore(url), PostgresTaskStore(url)
+    store.create("build", id="alone")
+    store.create("build", id="needed")
+    store.create("test", id="waiting", dependency_ids=["needed"])
+    rules = ClaimRules(heartbeat_timeout=60, max_attempts=3)
+    now = datetime.now(UTC)
+    assert waiter.wait_for_work(0.01) is True  # starts listening
+    for task_id, wakes in (("alone", False), ("needed", True)):
+        change = store.claim("agent-1", "build", rules, now)
+        assert change.task is not None and change.task.id == task_id
+        store.complete(task_id, "agent-1", AgentResult(task_id=task_id), now)
+        assert waiter.wait_for_work(0.5) is wakes, task_id
+    store.close()
+    waiter.close()

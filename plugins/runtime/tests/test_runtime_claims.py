@@ -85,6 +85,42 @@ def test_claims_highest_priority_then_oldest_of_its_own_type(
     assert store.get("other-type").status is TaskStatus.PENDING
 
 
+def test_a_batch_claim_takes_tasks_in_the_order_they_run(
+    store: TaskStore, make_runtime: RuntimeFactory
+) -> None:
+    store.add(
+        AgentTask(type="build", id="old-low", created_at=at(0)),
+        AgentTask(type="build", id="new-high", priority=5, created_at=at(20)),
+        AgentTask(type="build", id="old-high", priority=5, created_at=at(10)),
+        AgentTask(type="build", id="blocked", priority=9, dependency_ids=["old-low"]),
+        AgentTask(type="deploy", id="other-type", priority=99, created_at=at(0)),
+    )
+    runtime = make_runtime(agent_type="build")
+
+    first = runtime.poll_next_tasks(2)
+    assert [t.id for t in first] == ["old-high", "new-high"]
+    assert all((t.status, t.owner, t.attempt) == ("in_progress", "agent-1", 1) for t in first)
+    assert [t.id for t in runtime.poll_next_tasks(10)] == ["old-low"]  # blocked waits
+    assert runtime.poll_next_tasks(10) == []
+    assert [t.id for t in store.list(status="in_progress")] == ["old-low", "new-high", "old-high"]
+    with pytest.raises(ValueError, match="limit must be at least 1"):
+        runtime.poll_next_tasks(0)
+
+
+def test_a_report_on_a_task_changed_meanwhile_keeps_the_change(
+    store: TaskStore, make_runtime: RuntimeFactory
+) -> None:
+    store.create("build", id="t1")
+    runtime = make_runtime()
+    assert runtime.poll_next_task() is not None
+    store.update("t1", priority=7, metadata={"by": "operator"})  # another process, meanwhile
+    runtime.emit_update("t1", "halfway", 0.5)
+    done = runtime.complete_task("t1", AgentResult(task_id="t1"))
+    assert (done.status, done.priority, done.metadata) == ("completed", 7, {"by": "operator"})
+    assert store.get("t1") == done
+    assert [e.type for e in store.events("t1")] == ["agent_update", "agent_result"]
+
+
 def test_dependencies_must_all_be_completed(store: TaskStore, make_runtime: RuntimeFactory) -> None:
     store.add(
         AgentTask(type="build", id="a"),
