@@ -1,35 +1,40 @@
 """The sessions of a record folder: which exist, and a summary of each, kept up to date.
 
 Every recording is read once from its start; afterwards only what was appended since is
-read, so refreshing a folder of finished sessions costs one ``stat`` per file. Session ids
-from URLs go through :func:`recording_path`, the only way a path is made from one, so
-nothing outside the record folder is ever opened.
+read, so refreshing a folder of finished sessions costs one ``stat`` per file. Only regular
+files are listed (see :mod:`monologue_web.reading`: a FIFO, socket or device in the folder is
+passed over at the cost of one ``lstat``). Session ids from URLs go through
+:func:`recording_path`, the only way a path is made from one, so nothing outside the record
+folder is ever opened.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel
 
 from monologue.errors import RecordingError
-from monologue.events import Event
 
-from .tail import NotARecording, RecordingTail
+from .reading import NotARecording, RecordingLines, recording_file
 
-__all__ = ["SessionCatalog", "SessionSummary", "recording_path"]
+__all__ = ["SessionCatalog", "SessionSummary", "recording_path", "title_of"]
 
 log = logging.getLogger("monologue.web")
 
 # A ULID, or any id a caller gave a session: letters, digits, `-`, `_` and inner dots; no
 # separators, no `..`, nothing that a filesystem could read as a path.
 _SESSION_ID: Final = re.compile(r"[A-Za-z0-9_-](?:[A-Za-z0-9_.-]{0,126}[A-Za-z0-9_-])?")
+_TITLE_CHARS: Final = 80
+# Prompts a harness or Claude Code wrote, not the user: tags, and a compaction's summary.
+_NOT_A_PROMPT: Final = ("<", "This session is being continued from a previous conversation")
 
 State = Literal["live", "finished"]
 
@@ -40,11 +45,13 @@ def recording_path(record_dir: Path, session_id: str) -> Path | None:
     included)."""
     if not _SESSION_ID.fullmatch(session_id) or ".." in session_id:
         return None
-    folder = record_dir.resolve()
-    path = (folder / f"{session_id}.jsonl").resolve()
-    if path.parent != folder or not path.is_file():
-        return None
-    return path
+    return recording_file(record_dir.resolve(), f"{session_id}.jsonl")
+
+
+def title_of(text: str) -> str:
+    """A prompt shortened to one line of at most 80 characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= _TITLE_CHARS else line[: _TITLE_CHARS - 1].rstrip() + "…"
 
 
 class SessionSummary(BaseModel):
@@ -52,6 +59,8 @@ class SessionSummary(BaseModel):
 
     id: str
     agent: str
+    title: str | None = None
+    """The first prompt (a user's ``user_message``), or the task the header names, shortened."""
     started_at: datetime
     task_id: str | None = None
     state: State
@@ -67,13 +76,16 @@ class SessionSummary(BaseModel):
 class _Counts:
     """What one recording holds so far, and the tail reading it while it may still grow."""
 
-    def __init__(self, tail: RecordingTail) -> None:
+    def __init__(self, tail: RecordingLines) -> None:
         self.header = tail.header
-        self.tail: RecordingTail | None = tail
+        self.tail: RecordingLines | None = tail
         self.size = -1
         self.lines = 0
         self.events = self.narratives = self.errors = self.silences = 0
         self.completed = self.failed = False
+        meta = self.header.meta
+        task = meta.get("title") or meta.get("task") or meta.get("prompt")
+        self.title = title_of(task) if isinstance(task, str) and task.strip() else None
 
     def follow(self, path: Path, size: int) -> None:
         """Count what was appended since the last call (the file is ``size`` bytes now)."""
@@ -82,10 +94,10 @@ class _Counts:
         self.size = size
         if self.tail is None:
             # A finished session grew after all: reopen it after the lines already counted.
-            self.tail = RecordingTail(path, after_line=self.lines)
+            self.tail = RecordingLines(path, after_line=self.lines)
         try:
-            while batch := self.tail.read(4096):
-                for lineno, event in batch:
+            while batch := self.tail.read():
+                for lineno, _, event in batch:
                     self.lines = lineno
                     self._take(event)
         except RecordingError as exc:
@@ -98,18 +110,27 @@ class _Counts:
             self.tail.close()
             self.tail = None
 
-    def _take(self, event: Event) -> None:
+    def _take(self, event: dict[str, Any]) -> None:
         self.events += 1
-        kind = event.type
+        kind, data = event["type"], event["data"]
         if kind == "narrative":
             self.narratives += 1
         elif kind == "narration_suppressed":
             self.silences += 1
-        elif kind == "error" or (kind == "tool_result" and event.data.get("is_error")):
+        elif kind == "error" or (kind == "tool_result" and data.get("is_error")):
             self.errors += 1
         elif kind == "completion":
             self.completed = True
-            self.failed = bool(event.data.get("is_error"))
+            self.failed = bool(data.get("is_error"))
+        elif kind == "user_message" and self.title is None:
+            text = data.get("text")
+            if (
+                data.get("origin", "user") == "user"
+                and isinstance(text, str)
+                and text.strip()
+                and not text.lstrip().startswith(_NOT_A_PROMPT)
+            ):
+                self.title = title_of(text)
 
 
 class SessionCatalog:
@@ -132,7 +153,10 @@ class SessionCatalog:
         with self._lock:
             taken, rows = self._last
             if time.monotonic() - taken >= max_age:
-                found = [self._summary(path) for path in self._recordings()]
+                listed = self._recordings()
+                for gone in self._known.keys() - {path for _, path in listed}:
+                    self._forget(gone)
+                found = [self._summary(*entry) for entry in listed]
                 rows = [row for row in found if row is not None]
                 rows.sort(key=lambda row: (row.started_at, row.id), reverse=True)
                 self._last = (time.monotonic(), rows)
@@ -143,15 +167,19 @@ class SessionCatalog:
         if path is None:
             return None
         with self._lock:
-            return self._summary(path)
+            return self._summary(session_id, path)
 
-    def _recordings(self) -> list[Path]:
+    def _recordings(self) -> list[tuple[str, Path]]:
+        """``(session id, regular file)`` of every recording in the folder."""
+        folder = self.record_dir.resolve()
         try:
-            return [p for p in self.record_dir.iterdir() if p.suffix == ".jsonl"]
-        except FileNotFoundError:
+            names = [name for name in os.listdir(folder) if name.endswith(".jsonl")]
+        except OSError:
             return []
+        found = [(name[: -len(".jsonl")], recording_file(folder, name)) for name in names]
+        return [(session_id, path) for session_id, path in found if path is not None]
 
-    def _summary(self, path: Path) -> SessionSummary | None:
+    def _summary(self, session_id: str, path: Path) -> SessionSummary | None:
         try:
             stat = path.stat()
         except OSError:
@@ -160,7 +188,7 @@ class SessionCatalog:
         counts = self._known.get(path)
         if counts is None:
             try:
-                counts = self._known[path] = _Counts(RecordingTail(path))
+                counts = self._known[path] = _Counts(RecordingLines(path))
             except (NotARecording, RecordingError, OSError) as exc:
                 log.debug("%s", exc)
                 return None
@@ -175,8 +203,9 @@ class SessionCatalog:
             # Only live sessions keep their file open.
             counts.stop()
         return SessionSummary(
-            id=path.stem,
+            id=session_id,
             agent=header.agent,
+            title=counts.title,
             started_at=header.started_at,
             task_id=getattr(header, "task_id", None),
             state="finished" if counts.completed or idle else "live",
