@@ -5,6 +5,7 @@ Ctrl-C stops the server quietly with exit status 0: stopping is what a server is
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -82,11 +83,9 @@ def serve_command(
     # Event streams never end by themselves: Ctrl-C cuts them after 2 s.
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
-    try:
+    # uvicorn shuts down gracefully on Ctrl-C, then raises it again for its caller.
+    with contextlib.suppress(KeyboardInterrupt):
         server.run(sockets=[sock])
-    except KeyboardInterrupt:
-        # uvicorn shut down gracefully, then raised the Ctrl-C again for the caller.
-        pass
 
 
 def make_private_folder(folder: Path) -> None:

@@ -10,6 +10,7 @@ messages to the socket, so a client loading a large recording never stalls the o
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import AsyncGenerator, AsyncIterator
@@ -85,10 +86,8 @@ async def session_events(
                         yield sse("end", b"{}")
                         return
                     wait = min(wait, _SETTLE_S - still + 0.05)
-                try:
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(changed.wait(), wait)
-                except TimeoutError:
-                    pass
     finally:
         lines.close()
 
@@ -113,7 +112,5 @@ async def session_list(
                 del sent[gone]
                 yield {"event": "gone", "data": json.dumps({"id": gone})}
             await asyncio.sleep(min_gap_s)
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), recheck_s)
-            except TimeoutError:
-                pass

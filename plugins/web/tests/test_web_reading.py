@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from monologue_web.catalog import SessionCatalog, recording_path
-from monologue_web.reading import NotARecording, RecordingLines, find_event
+from monologue_web.reading import NotARecording, RecordingLines
 from web_fixtures import Recording
 
 from monologue.errors import RecordingError
