@@ -33,6 +33,9 @@ log = logging.getLogger("monologue.web")
 # separators, no `..`, nothing that a filesystem could read as a path.
 _SESSION_ID: Final = re.compile(r"[A-Za-z0-9_-](?:[A-Za-z0-9_.-]{0,126}[A-Za-z0-9_-])?")
 _TITLE_CHARS: Final = 80
+# Counted per refresh and recording: a large recording new to the catalog is counted over
+# several refreshes, so that no refresh of the list waits for it.
+_COUNT_BYTES: Final = 16 << 20
 # Prompts a harness or Claude Code wrote, not the user: tags, and a compaction's summary.
 _NOT_A_PROMPT: Final = ("<", "This session is being continued from a previous conversation")
 
@@ -70,6 +73,8 @@ class SessionSummary(BaseModel):
     narratives: int
     errors: int
     silences: int
+    counted: bool = True
+    """``False`` while a large recording is still being counted: the counts grow."""
     updated_at: float
 
 
@@ -83,25 +88,35 @@ class _Counts:
         self.lines = 0
         self.events = self.narratives = self.errors = self.silences = 0
         self.completed = self.failed = False
+        self.counted = False
         meta = self.header.meta
         task = meta.get("title") or meta.get("task") or meta.get("prompt")
         self.title = title_of(task) if isinstance(task, str) and task.strip() else None
 
     def follow(self, path: Path, size: int) -> None:
-        """Count what was appended since the last call (the file is ``size`` bytes now)."""
-        if size == self.size:
+        """Count what was appended since the last call (the file is ``size`` bytes now), or
+        the next 16 MiB of it: :attr:`counted` says whether that was all."""
+        if size == self.size and self.counted:
             return
         self.size = size
         if self.tail is None:
             # A finished session grew after all: reopen it after the lines already counted.
             self.tail = RecordingLines(path, after_line=self.lines)
+        self.counted = False
+        taken = 0
         try:
-            while batch := self.tail.read():
-                for lineno, _, event in batch:
+            while taken < _COUNT_BYTES:
+                batch = self.tail.read()
+                if not batch:
+                    self.counted = True
+                    break
+                for lineno, raw, event in batch:
                     self.lines = lineno
+                    taken += len(raw)
                     self._take(event)
         except RecordingError as exc:
             log.warning("%s", exc)
+            self.counted = True
             self.stop()
 
     def stop(self) -> None:
@@ -199,8 +214,8 @@ class SessionCatalog:
             return None
         header = counts.header
         idle = time.time() - stat.st_mtime > self.idle_after
-        if counts.completed or idle:
-            # Only live sessions keep their file open.
+        if counts.counted and (counts.completed or idle):
+            # Only live sessions, and those still being counted, keep their file open.
             counts.stop()
         return SessionSummary(
             id=session_id,
@@ -215,6 +230,7 @@ class SessionCatalog:
             narratives=counts.narratives,
             errors=counts.errors,
             silences=counts.silences,
+            counted=counts.counted,
             updated_at=stat.st_mtime,
         )
 

@@ -130,7 +130,8 @@ class RecordingLines:
         return header
 
     def read(self, max_bytes: int = _READ_BYTES) -> list[RawEvent]:
-        """The next events, about ``max_bytes`` of lines at most (at least one line). A line
+        """The next events, about ``max_bytes`` of lines (more when they hold no event);
+        ``[]`` only at the end of what is written. A line
         over the readers' size limit, or a file that shrank, raises
         :class:`~monologue.errors.RecordingError` once the events before it were returned:
         nothing after it can be read."""
@@ -138,7 +139,7 @@ class RecordingLines:
             raise self._problem
         found: list[RawEvent] = []
         taken = 0
-        while taken < max_bytes:
+        while taken < max_bytes or not found:
             if not self._pending:
                 try:
                     if not self._refill():

@@ -112,5 +112,6 @@ async def session_list(
                 del sent[gone]
                 yield {"event": "gone", "data": json.dumps({"id": gone})}
             await asyncio.sleep(min_gap_s)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), recheck_s)
+            if all(row.counted for row in rows):
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(changed.wait(), recheck_s)

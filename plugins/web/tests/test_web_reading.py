@@ -156,3 +156,20 @@ def test_session_ids_only_name_files_inside_the_folder(
         "a\x00b",
     ]:
         assert recording_path(record_dir, bad) is None, bad
+
+
+def test_a_large_new_recording_is_counted_over_several_refreshes(
+    record_dir: Path, recording: Callable[..., Recording]
+) -> None:
+    rec = recording("LARGE")
+    for _ in range(40):
+        rec.add("text", {"text": "x" * 1_000_000})
+    rec.add("completion", {"result": None, "is_error": False})
+    catalog = SessionCatalog(record_dir)
+    first = catalog.summaries()[0]
+    assert (first.counted, first.state) == (False, "finished" if first.completed else "live")
+    assert 0 < first.events < 41
+    rows = [catalog.summaries()[0] for _ in range(3)]
+    assert (rows[-1].counted, rows[-1].events, rows[-1].state) == (True, 41, "finished")
+    assert rows[0].events > first.events
+    catalog.close()
