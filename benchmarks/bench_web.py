@@ -48,8 +48,9 @@ from pathlib import Path
 from monologue import current, emit, monologue
 
 count, interval, go = int(sys.argv[1]), float(sys.argv[2]), Path(sys.argv[3])
+durability = {"durability": sys.argv[4]} if len(sys.argv) > 4 else {}
 
-@monologue("bench-web", narrator="none")
+@monologue("bench-web", narrator="none", **durability)
 def agent():
     print(current().id, flush=True)
     while not go.exists():
@@ -171,13 +172,14 @@ def written_case(clients: int, count: int) -> tuple[list[float], float]:
         return latencies, peak_rss_mb(pid)
 
 
-def recorded_case(count: int) -> list[float]:
-    """A real agent recorded with the default durability: emit to page."""
+def recorded_case(count: int, durability: str | None = None) -> list[float]:
+    """A real agent recorded with ``durability`` (the default when ``None``): emit to page."""
     with tempfile.TemporaryDirectory() as folder, server(Path(folder)) as (address, _):
         go = Path(folder).parent / f"{Path(folder).name}.go"
         env = _env(MONOLOGUE_LOAD_PLUGINS="monologue-recorder", MONOLOGUE_RECORD_DIR=folder)
         agent = subprocess.Popen(
-            [sys.executable, "-c", _AGENT, str(count), str(INTERVAL_S), str(go)],
+            [sys.executable, "-c", _AGENT, str(count), str(INTERVAL_S), str(go)]
+            + ([durability] if durability else []),
             stdout=subprocess.PIPE,
             text=True,
             env=env,
@@ -318,6 +320,17 @@ def run(ctx: Context) -> list[Figure]:
             note=note + "; the recorder's batching plus the viewer's delivery",
         ),
     ]
+    always = recorded_case(count, "always")
+    assert len(always) == count, len(always)
+    figures.append(
+        Figure(
+            group="web",
+            name="event emitted → at the page, p99, durability `always`",
+            value=percentile(always, 99) * 1000,
+            unit="ms",
+            note=note + "; each event written (and fsynced) at once",
+        )
+    )
     for clients, target in ((1, 0.1), (10 if ctx.quick else 50, 1.0)):
         latencies, rss = written_case(clients, count)
         assert len(latencies) == clients * count, len(latencies)
