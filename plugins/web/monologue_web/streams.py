@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from pathlib import Path
@@ -81,7 +82,10 @@ async def session_events(
                     yield sse("caught_up", b"{}")
                 wait = recheck_s
                 if completed:
-                    still = time.time() - path.stat().st_mtime
+                    try:
+                        still = time.time() - path.stat().st_mtime
+                    except OSError:  # the recording was removed: nothing more will come
+                        still = math.inf
                     if still > _SETTLE_S:
                         yield sse("end", b"{}")
                         return
