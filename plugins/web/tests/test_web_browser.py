@@ -201,6 +201,7 @@ def test_the_completion_comes_after_the_final_narrative(
     page: Any, serve: Callable[..., Server], recording: Callable[..., Recording]
 ) -> None:
     rec = recording("ENDING")
+    rec.add("user_message", {"text": "Run the tests"})
     steps = rec.tool_step("Bash", {"command": "pytest"}, "3 passed")
     rec.add("completion", {"result": None, "is_error": False})
     # The narrator's final narrative is recorded after the completion.
@@ -211,6 +212,7 @@ def test_the_completion_comes_after_the_final_narrative(
     kinds = page.locator("#timeline > li").evaluate_all("nodes => nodes.map(n => n.className)")
     assert kinds == ["entry narrative", "entry completion"]
     assert page.locator("#timeline > li").last.text_content().endswith("✓ the session completed")
+    page.locator("#s-title", has_text="Run the tests").wait_for()
 
 
 def test_chapters_fold_their_narratives_and_unknown_types_show_as_data(

@@ -130,6 +130,18 @@ function showSession(sessionId) {
   document.getElementById("r-stop").addEventListener("click", stopReplay);
   follow();
   refreshBoards();
+  showTitle();
+}
+
+async function showTitle() {
+  const response = await fetch(api(`/api/sessions/${encodeURIComponent(view.sessionId)}`));
+  if (!response.ok) return;
+  const summary = await response.json();
+  if (!summary.title) return;
+  const node = document.getElementById("s-title");
+  node.textContent = summary.title;
+  node.hidden = false;
+  document.title = `${summary.title} · ${summary.agent} · monologue`;
 }
 
 function follow() {
