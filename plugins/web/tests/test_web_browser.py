@@ -172,6 +172,9 @@ def test_the_empty_hint_shows_only_while_there_are_no_sessions(
     hint.wait_for(state="hidden")
     assert not hint.is_visible()
     assert page.locator("#sessions").is_visible()
+    rec.path.unlink()
+    page.locator('tr[data-id="FIRST"]').wait_for(state="detached")
+    hint.wait_for(state="visible")
 
 
 def test_rows_are_titled_by_their_first_prompt(

@@ -87,8 +87,11 @@ function showList() {
     document.getElementById("list-empty").hidden = true;
   });
   source.addEventListener("gone", (message) => {
-    const row = rows.get(JSON.parse(message.data).id);
+    const id = JSON.parse(message.data).id;
+    const row = rows.get(id);
     if (row) row.remove();
+    rows.delete(id);
+    document.getElementById("list-empty").hidden = rows.size > 0;
   });
 }
 
