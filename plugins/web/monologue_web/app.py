@@ -99,6 +99,7 @@ class _Api:
             path,
             request.path_params["session_id"],
             after_line,
+            start=self.catalog.checkpoint(path, after_line) if after_line else None,
             watch=self.watch,
             recheck_s=self.settings.recheck_s,
             clip_chars=self.settings.clip_chars,

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from monologue.errors import RecordingError
 
-from .reading import NotARecording, RecordingLines, recording_file
+from .reading import Checkpoint, NotARecording, RecordingLines, recording_file
 
 __all__ = ["SessionCatalog", "SessionSummary", "recording_path", "title_of"]
 
@@ -36,6 +36,8 @@ _TITLE_CHARS: Final = 80
 # Counted per refresh and recording: a large recording new to the catalog is counted over
 # several refreshes, so that no refresh of the list waits for it.
 _COUNT_BYTES: Final = 16 << 20
+# The index of a recording: where to read on from, about every 4 MiB of lines.
+_CHECKPOINT_BYTES: Final = 4 << 20
 # Prompts a harness or Claude Code wrote, not the user: tags, and a compaction's summary.
 _NOT_A_PROMPT: Final = ("<", "This session is being continued from a previous conversation")
 
@@ -89,6 +91,8 @@ class _Counts:
         self.events = self.narratives = self.errors = self.silences = 0
         self.completed = self.failed = False
         self.counted = False
+        self.checkpoints: list[Checkpoint] = [tail.position]
+        """Places to read on from, in order: a resumed stream skips to the last before it."""
         meta = self.header.meta
         task = meta.get("title") or meta.get("task") or meta.get("prompt")
         self.title = title_of(task) if isinstance(task, str) and task.strip() else None
@@ -100,8 +104,8 @@ class _Counts:
             return
         self.size = size
         if self.tail is None:
-            # A finished session grew after all: reopen it after the lines already counted.
-            self.tail = RecordingLines(path, after_line=self.lines)
+            # A finished session grew after all: reopen it where the counting stopped.
+            self.tail = RecordingLines(path, self.lines, self.checkpoints[-1])
         self.counted = False
         taken = 0
         try:
@@ -114,6 +118,9 @@ class _Counts:
                     self.lines = lineno
                     taken += len(raw)
                     self._take(event)
+                position = self.tail.position
+                if position.offset - self.checkpoints[-1].offset >= _CHECKPOINT_BYTES:
+                    self.checkpoints.append(position)
         except RecordingError as exc:
             log.warning("%s", exc)
             self.counted = True
@@ -122,6 +129,7 @@ class _Counts:
     def stop(self) -> None:
         """Close the file; a later growth reopens it."""
         if self.tail is not None:
+            self.checkpoints.append(self.tail.position)
             self.tail.close()
             self.tail = None
 
@@ -183,6 +191,19 @@ class SessionCatalog:
             return None
         with self._lock:
             return self._summary(session_id, path)
+
+    def checkpoint(self, path: Path, after_line: int) -> Checkpoint | None:
+        """The last place of ``path``'s index at or before ``after_line``, if it was
+        indexed. Takes no lock (a list read is atomic), so the event loop may ask."""
+        counts = self._known.get(path)
+        if counts is None:
+            return None
+        found = None
+        for place in list(counts.checkpoints):
+            if place.lineno > after_line:
+                break
+            found = place
+        return found
 
     def _recordings(self) -> list[tuple[str, Path]]:
         """``(session id, regular file)`` of every recording in the folder."""

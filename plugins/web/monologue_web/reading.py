@@ -22,13 +22,15 @@ import os
 import stat
 from collections import deque
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import IO, Any, Final, NamedTuple
 
 from monologue.errors import EventValidationError, RecordingError
 from monologue.events import FORMAT_VERSION, RecordingHeader
+from monologue.lines import MAX_LINE_BYTES
 from monologue.recording import HEADER_PREFIX, LineTail
 
 __all__ = [
+    "Checkpoint",
     "NotARecording",
     "RawEvent",
     "RecordingLines",
@@ -43,6 +45,13 @@ RawEvent = tuple[int, bytes, dict[str, Any]]
 """An event line: its number, its bytes as recorded (newline included), its decoded JSON."""
 
 _READ_BYTES: Final = 1 << 18
+
+
+class Checkpoint(NamedTuple):
+    """A place in a recording to read on from: after line ``lineno``, at byte ``offset``."""
+
+    lineno: int
+    offset: int
 
 
 class NotARecording(Exception):
@@ -86,48 +95,53 @@ def open_regular(path: Path) -> IO[bytes]:
 
 
 class _RegularTail(LineTail):
-    """The core's :class:`~monologue.recording.LineTail`, opening only regular files."""
+    """The core's :class:`~monologue.recording.LineTail`, opening only regular files, from
+    a checkpoint when one is given."""
+
+    def __init__(self, path: Path, start: Checkpoint | None) -> None:
+        super().__init__(path)
+        self._start = start
 
     def __enter__(self) -> _RegularTail:
         self._stream = open_regular(self.path)
+        if self._start is not None:
+            self._stream.seek(self._start.offset)
+            self.lineno = self._start.lineno
         return self
+
+
+def _read_header(path: Path) -> RecordingHeader:
+    with open_regular(path) as stream:
+        raw = stream.readline(MAX_LINE_BYTES + 1)
+    if not raw.startswith(HEADER_PREFIX) or not raw.endswith(b"\n"):
+        raise NotARecording(f"{path.name}: no recording header")
+    try:
+        header = RecordingHeader.from_json(raw)
+    except EventValidationError as exc:
+        raise NotARecording(f"{path.name}: bad {exc}") from None
+    if header.monologue > FORMAT_VERSION:
+        raise NotARecording(f"{path.name}: recording format {header.monologue} is newer")
+    return header
 
 
 class RecordingLines:
     """The header of one recording, then its event lines as they are appended.
 
     ``after_line`` resumes after a line already delivered (an SSE client's
-    ``Last-Event-ID``): the lines up to it are passed over undecoded. The file stays open
-    until :meth:`close` (or the end of a ``with`` block).
+    ``Last-Event-ID``): the lines up to it are passed over undecoded, and with ``start`` (a
+    :class:`Checkpoint` at or before that line, from the catalog's index) not even read.
+    :attr:`position` is where the lines read so far end. The file stays open until
+    :meth:`close` (or the end of a ``with`` block).
     """
 
-    def __init__(self, path: Path, after_line: int = 0) -> None:
+    def __init__(self, path: Path, after_line: int = 0, start: Checkpoint | None = None) -> None:
         self.path = path
+        self.header = _read_header(path)
         self._after = after_line
-        self._lines = _RegularTail(path).__enter__()
+        self.position = start or Checkpoint(0, 0)
+        self._lines = _RegularTail(path, start).__enter__()
         self._pending: deque[tuple[int, bytes]] = deque()
         self._problem: RecordingError | None = None
-        try:
-            self.header = self._read_header()
-        except BaseException:
-            self.close()
-            raise
-
-    def _read_header(self) -> RecordingHeader:
-        try:
-            self._pending.extend(self._lines.read())
-        except RecordingError as exc:
-            raise NotARecording(str(exc)) from None
-        if not self._pending or not self._pending[0][1].startswith(HEADER_PREFIX):
-            raise NotARecording(f"{self.path.name}: no recording header")
-        _, raw = self._pending.popleft()
-        try:
-            header = RecordingHeader.from_json(raw)
-        except EventValidationError as exc:
-            raise NotARecording(f"{self.path.name}: bad {exc}") from None
-        if header.monologue > FORMAT_VERSION:
-            raise NotARecording(f"{self.path.name}: recording format {header.monologue} is newer")
-        return header
 
     def read(self, max_bytes: int = _READ_BYTES) -> list[RawEvent]:
         """The next events, about ``max_bytes`` of lines (more when they hold no event);
@@ -151,8 +165,9 @@ class RecordingLines:
                     break
             lineno, raw = self._pending.popleft()
             taken += len(raw)
+            self.position = Checkpoint(lineno, self.position.offset + len(raw))
             if lineno <= self._after or raw.startswith(HEADER_PREFIX):
-                # Passed over, or another process's header for the same session id.
+                # Passed over; or the header, or another process's for the same session id.
                 continue
             event = _decode(self.path, lineno, raw)
             if event is not None:

@@ -24,7 +24,7 @@ from monologue.errors import RecordingError
 
 from .catalog import SessionCatalog, SessionSummary
 from .present import frame, sse
-from .reading import RecordingLines
+from .reading import Checkpoint, RecordingLines
 from .watch import FolderWatch
 
 __all__ = ["session_events", "session_list"]
@@ -47,6 +47,7 @@ async def session_events(
     session_id: str,
     after_line: int,
     *,
+    start: Checkpoint | None = None,
     watch: FolderWatch,
     recheck_s: float,
     clip_chars: int,
@@ -54,12 +55,13 @@ async def session_events(
     """``header``, then every ``event`` (its id: its line, to resume after), then
     ``caught_up`` once the file's end is reached; then new events as they are appended, and
     ``end`` when the session completed and its file has settled. A recording that cannot be
-    read further (a line over the size limit) ends with ``problem``.
+    read further (a line over the size limit) ends with ``problem``. ``start``: a place of
+    the recording's index at or before ``after_line``, to read on from.
 
     The recording is opened before the first message, so a file that is no recording raises
     (:class:`~monologue_web.reading.NotARecording`, :class:`OSError`) from the first
     ``anext``."""
-    lines = await to_thread.run_sync(RecordingLines, path, after_line)
+    lines = await to_thread.run_sync(RecordingLines, path, after_line, start)
     try:
         yield sse("header", lines.header.model_dump_json().encode())
         caught_up = completed = False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -268,3 +269,41 @@ def test_recordings_are_read_and_parsed_off_the_event_loop(
     assert httpx.get(server.url(f"/api/sessions/DONE/events/{event_id}")).status_code == 200
     assert len(decoded_on) >= 9
     assert server.loop_thread not in decoded_on
+
+
+def test_a_resumed_stream_reads_on_from_the_index_not_from_the_start(
+    serve: Callable[..., Server],
+    recording: Callable[..., Recording],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    rec = recording("INDEXED")
+    for number in range(6):
+        rec.add("text", {"text": f"{number}" * 1_000_000})
+    small = [rec.add("text", {"text": f"small {number}"}) for number in range(3)]
+    rec.add("completion", {"result": None, "is_error": False})
+    os.utime(rec.path, (1, 1))
+    server = serve()
+    assert httpx.get(server.url("/api/sessions/INDEXED")).json()["events"] == 10
+    resume = {"Last-Event-ID": "8"}  # line 8: the first small event
+    before = sse_messages(server, "/api/sessions/INDEXED/stream", resume)
+    # Lines 2 and 3 made one in place (the newline between them now a space): a reader from
+    # the start would number every later line one less, and send other events.
+    with rec.path.open("r+b") as stream:
+        stream.readline()
+        stream.readline()
+        stream.seek(-1, os.SEEK_CUR)
+        stream.write(b" ")
+    os.utime(rec.path, (1, 1))
+    with caplog.at_level(logging.WARNING, "monologue.web"):
+        after = sse_messages(server, "/api/sessions/INDEXED/stream", resume)
+    assert after == before
+    assert [json.loads(data)["id"] for kind, _, data in after if kind == "event"][:2] == [
+        small[1].id,
+        small[2].id,
+    ]
+    assert "not a recorded event" not in caplog.text
+    # A reader from the start does meet it, and says so.
+    with caplog.at_level(logging.WARNING, "monologue.web"):
+        sse_messages(server, "/api/sessions/INDEXED/stream")
+    assert "INDEXED.jsonl:2: not a recorded event; skipped" in caplog.text
+    assert sse_messages(server, "/api/sessions/INDEXED/stream", resume) == after
