@@ -130,7 +130,7 @@ class RecordingLines:
     ``after_line`` resumes after a line already delivered (an SSE client's
     ``Last-Event-ID``): the lines up to it are passed over undecoded, and with ``start`` (a
     :class:`Checkpoint` at or before that line, from the catalog's index) not even read.
-    :attr:`position` is where the lines read so far end. The file stays open until
+    The file stays open until
     :meth:`close` (or the end of a ``with`` block).
     """
 
@@ -138,17 +138,21 @@ class RecordingLines:
         self.path = path
         self.header = _read_header(path)
         self._after = after_line
-        self.position = start or Checkpoint(0, 0)
+        self._done, self._offset = start or Checkpoint(0, 0)
         self._lines = _RegularTail(path, start).__enter__()
         self._pending: deque[tuple[int, bytes]] = deque()
         self._problem: RecordingError | None = None
 
+    @property
+    def position(self) -> Checkpoint:
+        """Where the lines read so far end."""
+        return Checkpoint(self._done, self._offset)
+
     def read(self, max_bytes: int = _READ_BYTES) -> list[RawEvent]:
         """The next events, about ``max_bytes`` of lines (more when they hold no event);
-        ``[]`` only at the end of what is written. A line
-        over the readers' size limit, or a file that shrank, raises
-        :class:`~monologue.errors.RecordingError` once the events before it were returned:
-        nothing after it can be read."""
+        ``[]`` only at the end of what is written. A line over the readers' size limit, or a
+        file that shrank, raises :class:`~monologue.errors.RecordingError` once the events
+        before it were returned: nothing after it can be read."""
         if self._problem is not None:
             raise self._problem
         found: list[RawEvent] = []
@@ -165,7 +169,7 @@ class RecordingLines:
                     break
             lineno, raw = self._pending.popleft()
             taken += len(raw)
-            self.position = Checkpoint(lineno, self.position.offset + len(raw))
+            self._done, self._offset = lineno, self._offset + len(raw)
             if lineno <= self._after or raw.startswith(HEADER_PREFIX):
                 # Passed over; or the header, or another process's for the same session id.
                 continue
