@@ -252,12 +252,12 @@ function place(event) {
 // A chapter is a heading over the narratives it covers (named in `covers`, or covering the
 // same events), folded into it: its summary stands for them until it is opened.
 function foldChapter(timeline, item, event) {
-  const covered = new Set(event.data.covers || []);
+  const ids = (value) => (Array.isArray(value) ? value : []);
+  const covered = new Set(ids(event.data.covers));
   const inside = [...timeline.children].filter((node) => {
     if (node.classList.contains("chapter") || node.classList.contains("completion")) return false;
     const shown = view.byId.get(node.dataset.id);
-    return covered.has(node.dataset.id) ||
-      ((shown && shown.data.covers) || []).some((id) => covered.has(id));
+    return covered.has(node.dataset.id) || ids(shown && shown.data.covers).some((id) => covered.has(id));
   });
   timeline.insertBefore(item, inside[0] || timeline.querySelector(":scope > li.completion"));
   const body = item.querySelector(".chapter-body");
