@@ -25,6 +25,7 @@ from .bind import LOOPBACK_NAMES, check_bind, is_loopback
 from .boards import boards_for
 from .catalog import SessionCatalog, recording_path
 from .guard import TokenGuard
+from .live import LiveTails
 from .reading import NotARecording, find_event
 from .streams import session_events, session_list
 from .watch import FolderWatch
@@ -66,6 +67,7 @@ class _Api:
         self.settings = settings
         self.catalog = SessionCatalog(settings.record_dir, settings.idle_after_s)
         self.watch = FolderWatch(settings.record_dir.resolve())
+        self.live = LiveTails()
 
     def _path(self, request: Request) -> Path | None:
         return recording_path(self.settings.record_dir, request.path_params["session_id"])
@@ -101,6 +103,7 @@ class _Api:
             after_line,
             start=self.catalog.checkpoint(path, after_line) if after_line else None,
             watch=self.watch,
+            live=self.live,
             recheck_s=self.settings.recheck_s,
             clip_chars=self.settings.clip_chars,
         )

@@ -23,6 +23,7 @@ from anyio import to_thread
 from monologue.errors import RecordingError
 
 from .catalog import SessionCatalog, SessionSummary
+from .live import LiveTail, LiveTails
 from .present import frame, sse
 from .reading import Checkpoint, RecordingLines
 from .watch import FolderWatch
@@ -49,6 +50,7 @@ async def session_events(
     *,
     start: Checkpoint | None = None,
     watch: FolderWatch,
+    live: LiveTails,
     recheck_s: float,
     clip_chars: int,
 ) -> AsyncGenerator[bytes]:
@@ -58,30 +60,57 @@ async def session_events(
     read further (a line over the size limit) ends with ``problem``. ``start``: a place of
     the recording's index at or before ``after_line``, to read on from.
 
+    The client reads with its own reader until it has caught up, then from the recording's
+    :class:`~monologue_web.live.LiveTail`, shared with every other client caught up.
+
     The recording is opened before the first message, so a file that is no recording raises
     (:class:`~monologue_web.reading.NotARecording`, :class:`OSError`) from the first
     ``anext``."""
-    lines = await to_thread.run_sync(RecordingLines, path, after_line, start)
+    opened = await to_thread.run_sync(RecordingLines, path, after_line, start)
+    lines: RecordingLines | None = opened
+    tail: LiveTail | None = None
+    sent = after_line
     try:
-        yield sse("header", lines.header.model_dump_json().encode())
+        yield sse("header", opened.header.model_dump_json().encode())
         caught_up = completed = False
         with watch.notices(path) as changed:
             while True:
                 changed.clear()
                 try:
-                    chunk, done = await to_thread.run_sync(
-                        _next_chunk, lines, session_id, clip_chars
-                    )
+                    if lines is not None:
+                        chunk, done = await to_thread.run_sync(
+                            _next_chunk, lines, session_id, clip_chars
+                        )
+                        sent, more = lines.position.lineno, bool(chunk)
+                    else:
+                        assert tail is not None
+                        await tail.read_on(tail.reads)
+                        if tail.problem is not None:
+                            raise tail.problem
+                        taken = tail.after(sent)
+                        if taken is None:  # fell behind what the tail keeps: read alone
+                            live.leave(path, session_id, tail)
+                            tail = None
+                            lines = await to_thread.run_sync(RecordingLines, path, sent)
+                            continue
+                        chunk, sent, done = taken
+                        more = tail.more
                 except RecordingError as exc:
                     yield sse("problem", json.dumps({"message": str(exc)}).encode())
                     return
                 completed = completed or done
                 if chunk:
                     yield chunk
+                if more:
                     continue
-                if not caught_up:
-                    caught_up = True
-                    yield sse("caught_up", b"{}")
+                if lines is not None:
+                    if not caught_up:
+                        caught_up = True
+                        yield sse("caught_up", b"{}")
+                    # Caught up: on from the shared tail, which may be ahead of this reader.
+                    tail = live.join(path, lines, session_id, clip_chars)
+                    lines = None
+                    continue
                 wait = recheck_s
                 if completed:
                     try:
@@ -95,7 +124,10 @@ async def session_events(
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(changed.wait(), wait)
     finally:
-        lines.close()
+        if lines is not None:
+            lines.close()
+        if tail is not None:
+            live.leave(path, session_id, tail)
 
 
 async def session_list(

@@ -307,3 +307,58 @@ def test_a_resumed_stream_reads_on_from_the_index_not_from_the_start(
         sse_messages(server, "/api/sessions/INDEXED/stream")
     assert "INDEXED.jsonl:2: not a recorded event; skipped" in caplog.text
     assert sse_messages(server, "/api/sessions/INDEXED/stream", resume) == after
+
+
+def test_clients_caught_up_with_a_live_session_share_one_reader(
+    serve: Callable[..., Server],
+    recording: Callable[..., Recording],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Three pages on one running session: each appended line is read and decoded once,
+    and every page receives every event, in order."""
+    import threading
+    import time
+
+    from monologue_web import reading
+
+    decoded: list[int] = []
+    decode = reading._decode
+
+    def counting(path: Path, lineno: int, raw: bytes) -> object:
+        decoded.append(lineno)
+        return decode(path, lineno, raw)
+
+    monkeypatch.setattr(reading, "_decode", counting)
+    rec = recording("SHARED")
+    first = rec.add("text", {"text": "before the pages opened"})
+    server = serve()
+    caught_up = threading.Barrier(4, timeout=20)
+    received: list[list[str]] = [[], [], []]
+
+    def page(number: int) -> None:
+        url = server.url("/api/sessions/SHARED/stream")
+        with httpx.stream("GET", url, timeout=20) as response:
+            kind = ""
+            for line in response.iter_lines():
+                if line.startswith("event: "):
+                    kind = line[7:]
+                    if kind == "caught_up":
+                        caught_up.wait()
+                elif line.startswith("data: ") and kind == "event":
+                    received[number].append(json.loads(line[6:])["id"])
+                    if len(received[number]) == 21:
+                        return
+
+    pages = [threading.Thread(target=page, args=(n,)) for n in range(3)]
+    for thread in pages:
+        thread.start()
+    caught_up.wait()
+    appended = []
+    for number in range(20):
+        appended.append(rec.add("text", {"text": f"live {number}"}).id)
+        time.sleep(0.02)
+    for thread in pages:
+        thread.join(timeout=20)
+    assert received == [[first.id, *appended]] * 3
+    live_lines = [lineno for lineno in decoded if lineno > 2]
+    assert sorted(live_lines) == list(range(3, 23))
