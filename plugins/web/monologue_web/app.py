@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
@@ -22,14 +21,14 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from monologue.errors import RecordingError
-
 from .bind import LOOPBACK_NAMES, check_bind, is_loopback
 from .boards import boards_for
 from .catalog import SessionCatalog, recording_path
 from .guard import TokenGuard
+from .live import LiveTails
+from .reading import NotARecording, find_event
 from .streams import session_events, session_list
-from .tail import NotARecording, RecordingTail
+from .watch import FolderWatch
 
 __all__ = ["WebSettings", "create_app"]
 
@@ -42,8 +41,13 @@ class WebSettings(BaseModel):
     record_dir: Path
     host: str = "127.0.0.1"
     token: str | None = None
-    poll_s: float = Field(0.05, gt=0, description="How often a live recording is polled.")
-    list_poll_s: float = Field(0.5, gt=0, description="How often the folder is rescanned.")
+    recheck_s: float = Field(
+        1.0, gt=0, description="Without a change notice, a live recording is read this often."
+    )
+    list_poll_s: float = Field(0.5, gt=0, description="The folder is rescanned at most this often.")
+    list_recheck_s: float = Field(
+        5.0, gt=0, description="Without a change notice, the folder is rescanned this often."
+    )
     clip_chars: int = Field(2000, ge=16, description="Longer strings are cut in the page.")
     idle_after_s: float = Field(600.0, gt=0, description="Idle this long: no longer live.")
 
@@ -62,6 +66,8 @@ class _Api:
     def __init__(self, settings: WebSettings) -> None:
         self.settings = settings
         self.catalog = SessionCatalog(settings.record_dir, settings.idle_after_s)
+        self.watch = FolderWatch(settings.record_dir.resolve())
+        self.live = LiveTails()
 
     def _path(self, request: Request) -> Path | None:
         return recording_path(self.settings.record_dir, request.path_params["session_id"])
@@ -71,7 +77,13 @@ class _Api:
         return JSONResponse([row.model_dump(mode="json") for row in rows])
 
     async def sessions_stream(self, request: Request) -> Response:
-        return EventSourceResponse(session_list(self.catalog, poll_s=self.settings.list_poll_s))
+        stream = session_list(
+            self.catalog,
+            watch=self.watch,
+            min_gap_s=self.settings.list_poll_s,
+            recheck_s=self.settings.list_recheck_s,
+        )
+        return EventSourceResponse(stream)
 
     def session(self, request: Request) -> Response:
         summary = self.catalog.summary(request.path_params["session_id"])
@@ -85,10 +97,17 @@ class _Api:
             return _not_found("session")
         resume = request.headers.get("last-event-id", "")
         after_line = int(resume) if resume.isdigit() else 0
+        stream = session_events(
+            path,
+            request.path_params["session_id"],
+            after_line,
+            start=self.catalog.checkpoint(path, after_line) if after_line else None,
+            watch=self.watch,
+            live=self.live,
+            recheck_s=self.settings.recheck_s,
+            clip_chars=self.settings.clip_chars,
+        )
         try:
-            stream = session_events(
-                path, after_line, poll_s=self.settings.poll_s, clip_chars=self.settings.clip_chars
-            )
             # Open the recording now, so that a file that is no recording is a 404, not a
             # stream that fails once started.
             first = await anext(stream)
@@ -100,16 +119,13 @@ class _Api:
         path = self._path(request)
         if path is None:
             return _not_found("session")
-        wanted = request.path_params["event_id"]
         try:
-            with RecordingTail(path) as tail:
-                while batch := tail.read(4096):
-                    for _, event in batch:
-                        if event.id == wanted:
-                            return JSONResponse(event.model_dump(mode="json"))
-        except (NotARecording, RecordingError):
+            event = find_event(path, request.path_params["event_id"])
+        except (NotARecording, OSError):
             return _not_found("session")
-        return _not_found("event")
+        if event is None:
+            return _not_found("event")
+        return JSONResponse(event)
 
     def boards(self, request: Request) -> Response:
         summary = self.catalog.summary(request.path_params["session_id"])
@@ -118,9 +134,7 @@ class _Api:
         return JSONResponse(boards_for(summary.task_id).model_dump(mode="json"))
 
 
-async def _prepend(
-    first: dict[str, Any], rest: AsyncGenerator[dict[str, Any]]
-) -> AsyncIterator[dict[str, Any]]:
+async def _prepend(first: bytes, rest: AsyncGenerator[bytes]) -> AsyncIterator[bytes]:
     try:
         yield first
         async for item in rest:
@@ -151,7 +165,11 @@ def create_app(settings: WebSettings) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        yield
-        api.catalog.close()
+        api.watch.start()
+        try:
+            yield
+        finally:
+            api.watch.stop()
+            api.catalog.close()
 
     return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)

@@ -1,14 +1,19 @@
-"""``monologue serve``: bind the socket, print the address, run uvicorn."""
+"""``monologue serve``: bind the socket, print the address, run uvicorn.
+
+Ctrl-C stops the server quietly with exit status 0: stopping is what a server is for.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
 from pathlib import Path
 
 import click
 
 from .bind import BindRefused, PortTaken, bind_socket, check_bind, new_token
 
-__all__ = ["serve_command"]
+__all__ = ["make_private_folder", "serve_command"]
 
 
 @click.command("serve")
@@ -52,7 +57,14 @@ def serve_command(
         check_bind(host, token)
     except BindRefused as exc:
         raise click.UsageError(str(exc)) from None
-    folder = record_dir if record_dir is not None else load_config().resolved_record_dir()
+    if record_dir is None:
+        # The recorder has not run yet: make its folder (owner-only), and show it empty.
+        folder = load_config().resolved_record_dir()
+        make_private_folder(folder)
+    elif not record_dir.is_dir():
+        raise click.ClickException(f"--record-dir {record_dir}: no such folder")
+    else:
+        folder = record_dir
     try:
         sock = bind_socket(host, port)
     except PortTaken as exc:
@@ -71,4 +83,19 @@ def serve_command(
     # Event streams never end by themselves: Ctrl-C cuts them after 2 s.
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
-    server.run(sockets=[sock])
+    # uvicorn shuts down gracefully on Ctrl-C, then raises it again for its caller.
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run(sockets=[sock])
+
+
+def make_private_folder(folder: Path) -> None:
+    """Create ``folder`` and each missing parent with mode 0700 (``mkdir(parents=True)``
+    gives the parents the default mode)."""
+    missing = [path for path in (folder, *folder.parents) if not path.exists()]
+    for path in reversed(missing):
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise click.ClickException(f"cannot create {path}: {exc.strerror}") from None

@@ -52,8 +52,10 @@ class TokenGuard:
     def _holds_token(self, scope: Scope) -> bool:
         assert self.token is not None
         given = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [""])
-        bearer = Headers(scope=scope).get("authorization", "")
-        candidates = [given[-1], bearer.removeprefix("Bearer ").strip()]
+        scheme, _, credentials = Headers(scope=scope).get("authorization", "").partition(" ")
+        # Auth schemes are case-insensitive (RFC 9110, 11.1): `bearer` is `Bearer`.
+        bearer = credentials.strip() if scheme.lower() == "bearer" else ""
+        candidates = [given[-1], bearer]
         return any(secrets.compare_digest(c.encode(), self.token.encode()) for c in candidates)
 
     @staticmethod

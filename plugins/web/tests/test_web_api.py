@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -108,6 +109,26 @@ def test_nothing_outside_the_record_folder_is_served(
     assert "private" not in response.text
 
 
+def test_one_whole_event_is_found_by_its_id_not_by_a_mention(
+    serve: Callable[..., Server], recording: Callable[..., Recording]
+) -> None:
+    from monologue.events import Event
+
+    rec = recording("FIND")
+    wanted = Event(type="tool_result", data={"tool_use_id": "t1", "output": "z" * 3000})
+    # An earlier event whose data carries the same id under the key "id": not the event.
+    rec.add("tool_call", {"tool_name": "Read", "tool_use_id": "t0", "input": {"id": wanted.id}})
+    with rec.path.open("a") as stream:
+        stream.write(wanted.to_json() + "\n")
+    server = serve()
+    whole = httpx.get(server.url(f"/api/sessions/FIND/events/{wanted.id}")).json()
+    assert (whole["id"], whole["type"], whole["data"]["output"]) == (
+        wanted.id,
+        "tool_result",
+        "z" * 3000,
+    )
+
+
 def test_an_unknown_event_is_a_404(
     serve: Callable[..., Server], recording: Callable[..., Recording]
 ) -> None:
@@ -154,8 +175,13 @@ def test_with_a_token_the_api_needs_it(
     assert httpx.get(server.url("/api/sessions")).status_code == 401
     assert httpx.get(server.url("/api/sessions?token=wrong")).status_code == 401
     assert httpx.get(server.url("/api/sessions?token=s3cret-token")).status_code == 200
-    bearer = {"Authorization": "Bearer s3cret-token"}
-    assert httpx.get(server.url("/api/sessions/DONE"), headers=bearer).status_code == 200
+    # Auth schemes are case-insensitive (RFC 9110).
+    for scheme in ("Bearer", "bearer", "BEARER", "bEaReR"):
+        bearer = {"Authorization": f"{scheme} s3cret-token"}
+        assert httpx.get(server.url("/api/sessions/DONE"), headers=bearer).status_code == 200
+    for refused in ("Basic s3cret-token", "Bearer wrong", "Bearers3cret-token", "s3cret-token"):
+        answer = httpx.get(server.url("/api/sessions/DONE"), headers={"Authorization": refused})
+        assert answer.status_code == 401, refused
     # The page itself holds no data and loads without it.
     assert httpx.get(server.url("/")).status_code == 200
 
@@ -170,7 +196,169 @@ def test_a_recording_that_cannot_be_read_further_ends_with_a_problem(
     with rec.path.open("a") as stream:
         stream.write("x" * (2 * MAX_LINE_BYTES) + "\n")
     messages = sse_messages(serve(), "/api/sessions/BROKEN/stream")
-    assert [kind for kind, _, _ in messages] == ["header", "event", "caught_up", "problem"]
+    assert [kind for kind, _, _ in messages] == ["header", "event", "problem"]
     assert json.loads(messages[-1][2])["message"].endswith(
         "BROKEN.jsonl:3: line is longer than the 8 MiB limit; refusing to read it"
     )
+
+
+def test_special_files_in_the_record_folder_are_skipped_and_the_list_returns_at_once(
+    serve: Callable[..., Server], record_dir: Path, recording: Callable[..., Recording]
+) -> None:
+    import socket
+    import stat
+    import time
+
+    finished(recording)
+    os.mkfifo(record_dir / "fifo.jsonl")
+    listening = socket.socket(socket.AF_UNIX)
+    listening.bind(str(record_dir / "socket.jsonl"))
+    try:
+        os.mknod(record_dir / "device.jsonl", 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+        device = True
+    except PermissionError:  # not root: /dev/null itself, linked in, is a device too
+        (record_dir / "device.jsonl").symlink_to("/dev/null")
+        device = False
+    outside = Recording(record_dir.parent, "ELSEWHERE", "spy", recording("x").clock)
+    outside.add("text", {"text": "private"})
+    (record_dir / "linked.jsonl").symlink_to(outside.path)
+    (record_dir / "x.jsonl").unlink()
+    inner = finished(recording, "INNER")
+    (record_dir / "alias.jsonl").symlink_to(inner.path.name)  # inside: followed
+    server = serve()
+    try:
+        started = time.monotonic()
+        rows = httpx.get(server.url("/api/sessions"), timeout=5).json()
+        assert time.monotonic() - started < 2
+        assert sorted(row["id"] for row in rows) == ["DONE", "INNER", "alias"]
+        for name in ("fifo", "socket", "device", "linked"):
+            answer = httpx.get(server.url(f"/api/sessions/{name}/stream"), timeout=5)
+            assert answer.status_code == 404, name
+            assert httpx.get(server.url(f"/api/sessions/{name}"), timeout=5).status_code == 404
+        messages = sse_messages(server, "/api/sessions/alias/stream")
+        assert [kind for kind, _, _ in messages][-1] == "end"
+    finally:
+        listening.close()
+    assert device or (record_dir / "device.jsonl").is_symlink()
+
+
+def test_recordings_are_read_and_parsed_off_the_event_loop(
+    serve: Callable[..., Server],
+    recording: Callable[..., Recording],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every line the server decodes (list, stream, one event) is decoded in a worker
+    thread, never on the thread that runs the server's event loop."""
+    import threading
+
+    from monologue_web import reading
+
+    decoded_on: list[int] = []
+    decode = reading._decode
+
+    def spying(*args: object) -> object:
+        decoded_on.append(threading.get_ident())
+        return decode(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(reading, "_decode", spying)
+    rec = finished(recording)
+    server = serve()
+    assert httpx.get(server.url("/api/sessions")).json()[0]["events"] == 4
+    assert len(sse_messages(server, "/api/sessions/DONE/stream")) == 7
+    event_id = json.loads(rec.path.read_text().splitlines()[2])["id"]
+    assert httpx.get(server.url(f"/api/sessions/DONE/events/{event_id}")).status_code == 200
+    assert len(decoded_on) >= 9
+    assert server.loop_thread not in decoded_on
+
+
+def test_a_resumed_stream_reads_on_from_the_index_not_from_the_start(
+    serve: Callable[..., Server],
+    recording: Callable[..., Recording],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    rec = recording("INDEXED")
+    for number in range(6):
+        rec.add("text", {"text": f"{number}" * 1_000_000})
+    small = [rec.add("text", {"text": f"small {number}"}) for number in range(3)]
+    rec.add("completion", {"result": None, "is_error": False})
+    os.utime(rec.path, (1, 1))
+    server = serve()
+    assert httpx.get(server.url("/api/sessions/INDEXED")).json()["events"] == 10
+    resume = {"Last-Event-ID": "8"}  # line 8: the first small event
+    before = sse_messages(server, "/api/sessions/INDEXED/stream", resume)
+    # Lines 2 and 3 made one in place (the newline between them now a space): a reader from
+    # the start would number every later line one less, and send other events.
+    with rec.path.open("r+b") as stream:
+        stream.readline()
+        stream.readline()
+        stream.seek(-1, os.SEEK_CUR)
+        stream.write(b" ")
+    os.utime(rec.path, (1, 1))
+    with caplog.at_level(logging.WARNING, "monologue.web"):
+        after = sse_messages(server, "/api/sessions/INDEXED/stream", resume)
+    assert after == before
+    assert [json.loads(data)["id"] for kind, _, data in after if kind == "event"][:2] == [
+        small[1].id,
+        small[2].id,
+    ]
+    assert "not a recorded event" not in caplog.text
+    # A reader from the start does meet it, and says so.
+    with caplog.at_level(logging.WARNING, "monologue.web"):
+        sse_messages(server, "/api/sessions/INDEXED/stream")
+    assert "INDEXED.jsonl:2: not a recorded event; skipped" in caplog.text
+    assert sse_messages(server, "/api/sessions/INDEXED/stream", resume) == after
+
+
+def test_clients_caught_up_with_a_live_session_share_one_reader(
+    serve: Callable[..., Server],
+    recording: Callable[..., Recording],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Three pages on one running session: each appended line is read and decoded once,
+    and every page receives every event, in order."""
+    import threading
+    import time
+
+    from monologue_web import reading
+
+    decoded: list[int] = []
+    decode = reading._decode
+
+    def counting(path: Path, lineno: int, raw: bytes) -> object:
+        decoded.append(lineno)
+        return decode(path, lineno, raw)
+
+    monkeypatch.setattr(reading, "_decode", counting)
+    rec = recording("SHARED")
+    first = rec.add("text", {"text": "before the pages opened"})
+    server = serve()
+    caught_up = threading.Barrier(4, timeout=20)
+    received: list[list[str]] = [[], [], []]
+
+    def page(number: int) -> None:
+        url = server.url("/api/sessions/SHARED/stream")
+        with httpx.stream("GET", url, timeout=20) as response:
+            kind = ""
+            for line in response.iter_lines():
+                if line.startswith("event: "):
+                    kind = line[7:]
+                    if kind == "caught_up":
+                        caught_up.wait()
+                elif line.startswith("data: ") and kind == "event":
+                    received[number].append(json.loads(line[6:])["id"])
+                    if len(received[number]) == 21:
+                        return
+
+    pages = [threading.Thread(target=page, args=(n,)) for n in range(3)]
+    for thread in pages:
+        thread.start()
+    caught_up.wait()
+    appended = []
+    for number in range(20):
+        appended.append(rec.add("text", {"text": f"live {number}"}).id)
+        time.sleep(0.02)
+    for thread in pages:
+        thread.join(timeout=20)
+    assert received == [[first.id, *appended]] * 3
+    live_lines = [lineno for lineno in decoded if lineno > 2]
+    assert sorted(live_lines) == list(range(3, 23))

@@ -157,3 +157,103 @@ def test_a_path_traversal_session_page_gets_404_and_says_so(
     page.locator("#s-agent", has_text="No such session").wait_for()
     assert answers and set(answers) == {404}
     assert page.request.get(server.url("/api/sessions/..%2Fsessions%2FINSIDE/stream")).status == 404
+
+
+def test_the_empty_hint_shows_only_while_there_are_no_sessions(
+    page: Any, serve: Callable[..., Server], recording: Callable[..., Recording]
+) -> None:
+    server = serve()
+    page.goto(server.url())
+    hint = page.locator("#list-empty")
+    assert hint.is_visible()
+    rec = recording("FIRST")
+    rec.add("user_message", {"text": "Fix the   flaky\nretry test in src/retry.py, please"})
+    page.locator('tr[data-id="FIRST"]').wait_for()
+    hint.wait_for(state="hidden")
+    assert not hint.is_visible()
+    assert page.locator("#sessions").is_visible()
+    rec.path.unlink()
+    page.locator('tr[data-id="FIRST"]').wait_for(state="detached")
+    hint.wait_for(state="visible")
+
+
+def test_rows_are_titled_by_their_first_prompt(
+    page: Any, serve: Callable[..., Server], recording: Callable[..., Recording]
+) -> None:
+    from datetime import timedelta
+
+    from web_fixtures import START
+
+    first = recording("A", started=START)
+    first.add("user_message", {"text": "<system-reminder>not a prompt</system-reminder>"})
+    first.add("user_message", {"text": "Summary", "origin": "compaction"})
+    first.add("user_message", {"text": "Make the retry test pass " + "and more " * 20})
+    second = recording("B", started=START + timedelta(minutes=1))
+    second.add("user_message", {"text": "Write the release notes"})
+    recording("C", started=START + timedelta(minutes=2)).add("text", {"text": "no prompt"})
+    server = serve()
+    page.goto(server.url())
+    page.locator("tr.session-row").nth(2).wait_for()
+    titles = page.locator("tr.session-row td.title").all_text_contents()
+    assert titles[:2] == ["session C", "Write the release notes"]
+    assert titles[2].startswith("Make the retry test pass and more")
+    assert titles[2].endswith("…") and len(titles[2]) <= 80
+
+
+def test_the_completion_comes_after_the_final_narrative(
+    page: Any, serve: Callable[..., Server], recording: Callable[..., Recording]
+) -> None:
+    rec = recording("ENDING")
+    rec.add("user_message", {"text": "Run the tests"})
+    steps = rec.tool_step("Bash", {"command": "pytest"}, "3 passed")
+    rec.add("completion", {"result": None, "is_error": False})
+    # The narrator's final narrative is recorded after the completion.
+    rec.narrate("I ran the tests and they passed.", steps)
+    server = serve()
+    page.goto(session_page(server, "ENDING"))
+    page.locator("#s-state.finished").wait_for()
+    kinds = page.locator("#timeline > li").evaluate_all("nodes => nodes.map(n => n.className)")
+    assert kinds == ["entry narrative", "entry completion"]
+    assert page.locator("#timeline > li").last.text_content().endswith("✓ the session completed")
+    page.locator("#s-title", has_text="Run the tests").wait_for()
+
+
+def test_chapters_fold_their_narratives_and_unknown_types_show_as_data(
+    page: Any, serve: Callable[..., Server], recording: Callable[..., Recording]
+) -> None:
+    rec = recording("CHAPTERS")
+    read = rec.tool_step("Read", {"file_path": "a.py"}, "a")
+    one = rec.narrate("I read a.py.", read)
+    ran = rec.tool_step("Bash", {"command": "make"}, "ok")
+    two = rec.narrate("I ran make.", ran)
+    heading = rec.add(
+        "chapter",
+        {
+            "title": "Reading and building",
+            "summary": "I read the code and built it.",
+            "covers": [one.id, *[e.id for e in ran]],
+            "reason": "topic change",
+        },
+    )
+    later = rec.narrate("I wrote the notes.", rec.tool_step("Write", {"file_path": "N"}, "ok"))
+    rec.add("telemetry_blip", {"weird": [1, {"x": None}]})
+    rec.add("completion", {"result": None, "is_error": False})
+    server = serve()
+    page.goto(session_page(server, "CHAPTERS"))
+    page.locator("#s-state.finished").wait_for()
+    top = page.locator("#timeline > li")
+    assert top.evaluate_all("nodes => nodes.map(n => n.dataset.id)")[:2] == [heading.id, later.id]
+    chapter = page.locator("#timeline > li.chapter")
+    assert chapter.locator(".chapter-title").text_content().startswith("Reading and building")
+    assert chapter.locator(".summary").text_content() == "I read the code and built it."
+    body = chapter.locator(".chapter-body")
+    assert not body.is_visible()
+    assert body.locator("> li").evaluate_all("ns => ns.map(n => n.dataset.id)") == [one.id, two.id]
+    chapter.locator(".chapter-title > .toggle").click()
+    assert body.is_visible()
+    assert body.locator(".narrative .text").all_text_contents() == ["I read a.py.", "I ran make."]
+    # A type this page does not know is listed (when chosen) with its data, not an error.
+    page.check('#f-types input[value="telemetry_blip"]')
+    blip = page.locator("#timeline .telemetry_blip")
+    assert blip.locator(".kind").text_content() == "telemetry_blip"
+    assert '"weird"' in blip.locator("pre").text_content()

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import re
+import signal
 import socket
+import stat
 import subprocess
+import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
-from web_fixtures import agent_env, free_port, monologue_exe
+from web_fixtures import Recording, agent_env, free_port, monologue_exe
 
 
 def serve(record_dir: Path, *args: str) -> subprocess.Popen[str]:
@@ -114,3 +117,66 @@ def test_an_address_that_cannot_be_bound_is_named(record_dir: Path) -> None:
     _, err = process.communicate(timeout=30)
     assert process.returncode == 1
     assert "cannot listen on 192.0.2.1 port 0: Cannot assign requested address" in err
+
+
+def test_a_record_folder_that_does_not_exist_is_one_line_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nonexistent"
+    process = serve(tmp_path, "--port", "0", "--record-dir", str(missing))
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 1
+    assert err.splitlines() == [f"Error: --record-dir {missing}: no such folder"]
+    assert not missing.exists()
+
+
+def test_the_default_record_folder_is_created_owner_only(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    env = agent_env(tmp_path) | {"MONOLOGUE_LOAD_PLUGINS": "monologue-web"}
+    del env["MONOLOGUE_RECORD_DIR"]
+    env["MONOLOGUE_DATA_DIR"] = str(data / "monologue")
+    process = subprocess.Popen(
+        [monologue_exe(), "serve", "--port", "0"], stderr=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        assert process.stderr is not None
+        first = process.stderr.readline()
+        assert f"serving the sessions in {data / 'monologue' / 'sessions'} at" in first, first
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)
+    for folder in (data, data / "monologue", data / "monologue" / "sessions"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+
+
+def test_ctrl_c_stops_the_server_quietly_with_status_0(
+    record_dir: Path, recording: Callable[..., Recording]
+) -> None:
+    recording("LIVE").add("text", {"text": "still running"})
+    env = agent_env(record_dir) | {"MONOLOGUE_LOAD_PLUGINS": "monologue-web"}
+    # However the tests were started (a background job inherits SIGINT ignored), the
+    # server gets Ctrl-C as a terminal delivers it: SIGINT is reset to its default, then
+    # `monologue serve` replaces that process.
+    default_sigint = (
+        "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+        "os.execv(sys.argv[1], sys.argv[1:])"
+    )
+    command = [monologue_exe(), "serve", "--port", "0", "--record-dir", str(record_dir)]
+    process = subprocess.Popen(
+        [sys.executable, "-c", default_sigint, *command],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert process.stderr is not None
+        printed = [process.stderr.readline(), process.stderr.readline()]
+        address = re.search(r"at (http://\S+)", printed[0])
+        assert address, printed
+        # An open event stream (a page left open) must not hold up the stop.
+        with httpx.stream("GET", f"{address.group(1)}api/sessions/LIVE/stream") as response:
+            next(response.iter_lines())
+            process.send_signal(signal.SIGINT)
+            _, rest = process.communicate(timeout=15)
+    finally:
+        process.kill()
+    assert process.returncode == 0
+    assert rest == ""

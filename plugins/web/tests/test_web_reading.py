@@ -1,4 +1,5 @@
-"""Following recordings (the tail) and summarising a folder of them (the catalog)."""
+"""Reading recordings (regular files only, raw lines) and summarising a folder of them
+(the catalog)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from monologue_web.catalog import SessionCatalog, recording_path
-from monologue_web.tail import NotARecording, RecordingTail
+from monologue_web.reading import NotARecording, RecordingLines
 from web_fixtures import Recording
 
 from monologue.errors import RecordingError
@@ -23,9 +24,9 @@ def test_the_tail_reads_complete_lines_only_and_then_what_is_appended(
 ) -> None:
     rec = recording()
     first = rec.add("text", {"text": "one"})
-    tail = RecordingTail(rec.path)
+    tail = RecordingLines(rec.path)
     assert tail.header.agent == "coder"
-    assert [e.id for _, e in tail.read()] == [first.id]
+    assert [e["id"] for _, _, e in tail.read()] == [first.id]
     assert tail.read() == []
     second = Event(type="text", data={"text": "two"}, session_id=rec.session_id)
     line = second.to_json().encode()
@@ -35,8 +36,8 @@ def test_the_tail_reads_complete_lines_only_and_then_what_is_appended(
     assert tail.read() == []
     with rec.path.open("ab") as stream:
         stream.write(line[40:] + b"\n")
-    ((lineno, event),) = tail.read()
-    assert (lineno, event.id) == (3, second.id)
+    ((lineno, raw, event),) = tail.read()
+    assert (lineno, event["id"], raw) == (3, second.id, line + b"\n")
     tail.close()
 
 
@@ -45,11 +46,12 @@ def test_a_bad_line_is_skipped_with_a_warning(
 ) -> None:
     rec = recording()
     with rec.path.open("a") as stream:
-        stream.write('{"type": "tool_call", "data": {"tool_name": 3}}\n\n')
+        stream.write('{"type": "tool_call", "data": {"tool_name": 3}}\n\n{"id": "x",\n')
     after = rec.add("text", {"text": "after"})
-    with caplog.at_level(logging.WARNING, "monologue.web"), RecordingTail(rec.path) as tail:
-        assert [e.id for _, e in tail.read()] == [after.id]
-    assert ":2: bad event: data.tool_name: Input should be a valid string; skipped" in caplog.text
+    with caplog.at_level(logging.WARNING, "monologue.web"), RecordingLines(rec.path) as tail:
+        assert [e["id"] for _, _, e in tail.read()] == [after.id]
+    assert ":2: not a recorded event; skipped" in caplog.text
+    assert ":4: not a recorded event; skipped" in caplog.text
 
 
 def test_a_line_over_the_limit_stops_the_tail_naming_the_line(
@@ -59,8 +61,8 @@ def test_a_line_over_the_limit_stops_the_tail_naming_the_line(
     before = rec.add("text", {"text": "before"})
     with rec.path.open("a") as stream:
         stream.write("x" * (2 * MAX_LINE_BYTES) + "\n")
-    with RecordingTail(rec.path) as tail:
-        assert [e.id for _, e in tail.read()] == [before.id]
+    with RecordingLines(rec.path) as tail:
+        assert [e["id"] for _, _, e in tail.read()] == [before.id]
         with pytest.raises(RecordingError, match=r":3: line is longer than the 8 MiB limit"):
             tail.read()
 
@@ -68,20 +70,20 @@ def test_a_line_over_the_limit_stops_the_tail_naming_the_line(
 def test_a_resumed_tail_starts_after_the_given_line(recording: Callable[..., Recording]) -> None:
     rec = recording()
     events = [rec.add("text", {"text": str(n)}) for n in range(4)]
-    with RecordingTail(rec.path, after_line=3) as tail:
-        assert [(n, e.id) for n, e in tail.read()] == [(4, events[2].id), (5, events[3].id)]
+    with RecordingLines(rec.path, after_line=3) as tail:
+        assert [(n, e["id"]) for n, _, e in tail.read()] == [(4, events[2].id), (5, events[3].id)]
 
 
 @pytest.mark.parametrize(
     ("content", "problem"),
     [
-        ("", "not a monologue recording"),
-        ('{"monologue":1,"session_id"', "no complete header line yet"),
-        ('{"type": "text"}\n', "not a monologue recording"),
+        ("", "no recording header"),
+        ('{"monologue":1,"session_id"', "no recording header"),
+        ('{"type": "text"}\n', "no recording header"),
         ('{"monologue":1,"agent":"a"}\n', "bad recording header: session_id: Field required"),
         (
             '{"monologue":9,"session_id":"s","agent":"a","started_at":"2026-01-01T00:00:00Z"}\n',
-            "recording format 9 is newer than this monologue reads (format 1)",
+            "recording format 9 is newer",
         ),
     ],
 )
@@ -89,7 +91,7 @@ def test_a_file_that_is_no_recording_is_refused(tmp_path: Path, content: str, pr
     path = tmp_path / "x.jsonl"
     path.write_text(content)
     with pytest.raises(NotARecording, match=problem.replace("(", r"\(").replace(")", r"\)")):
-        RecordingTail(path)
+        RecordingLines(path)
 
 
 def test_the_catalog_counts_and_follows_each_session(
@@ -154,3 +156,20 @@ def test_session_ids_only_name_files_inside_the_folder(
         "a\x00b",
     ]:
         assert recording_path(record_dir, bad) is None, bad
+
+
+def test_a_large_new_recording_is_counted_over_several_refreshes(
+    record_dir: Path, recording: Callable[..., Recording]
+) -> None:
+    rec = recording("LARGE")
+    for _ in range(40):
+        rec.add("text", {"text": "x" * 1_000_000})
+    rec.add("completion", {"result": None, "is_error": False})
+    catalog = SessionCatalog(record_dir)
+    first = catalog.summaries()[0]
+    assert (first.counted, first.state) == (False, "finished" if first.completed else "live")
+    assert 0 < first.events < 41
+    rows = [catalog.summaries()[0] for _ in range(3)]
+    assert (rows[-1].counted, rows[-1].events, rows[-1].state) == (True, 41, "finished")
+    assert rows[0].events > first.events
+    catalog.close()

@@ -139,6 +139,11 @@ class Server:
         self._server.should_exit = True
         self._thread.join(timeout=5)
 
+    @property
+    def loop_thread(self) -> int | None:
+        """The id of the thread running the server's event loop."""
+        return self._thread.ident
+
     def url(self, path: str = "/") -> str:
         return f"http://127.0.0.1:{self.port}{path}"
 

@@ -4,7 +4,7 @@
 
 const params = new URLSearchParams(location.search);
 const token = params.get("token");
-const SHOWN_BY_DEFAULT = ["narrative", "narration_suppressed", "error", "completion"];
+const SHOWN_BY_DEFAULT = ["chapter", "narrative", "narration_suppressed", "error", "completion"];
 
 function api(path) {
   return token ? `${path}${path.includes("?") ? "&" : "?"}token=${encodeURIComponent(token)}` : path;
@@ -70,15 +70,16 @@ function showList() {
     row.dataset.started = s.started_at;
     row.dataset.state = s.state;
     row.replaceChildren();
-    const agent = el("td");
-    const link = el("a", null, s.agent);
+    // The first prompt tells sessions of one agent apart.
+    const title = el("td", "title");
+    const link = el("a", s.title ? null : "untitled", s.title || `session ${s.id}`);
     link.href = pageFor(s.id);
-    agent.append(link);
+    title.append(link);
     const state = el("span", `state ${s.state}${s.failed ? " failed" : ""}`,
       s.failed ? "failed" : s.completed || s.state === "live" ? s.state : "stopped");
     const stateCell = el("td");
     stateCell.append(state);
-    row.append(agent, el("td", null, when(s.started_at)), stateCell);
+    row.append(title, el("td", "agent", s.agent), el("td", null, when(s.started_at)), stateCell);
     for (const key of ["events", "narratives", "errors", "silences"]) {
       row.append(el("td", `num ${key}`, s[key]));
     }
@@ -86,8 +87,11 @@ function showList() {
     document.getElementById("list-empty").hidden = true;
   });
   source.addEventListener("gone", (message) => {
-    const row = rows.get(JSON.parse(message.data).id);
+    const id = JSON.parse(message.data).id;
+    const row = rows.get(id);
     if (row) row.remove();
+    rows.delete(id);
+    document.getElementById("list-empty").hidden = rows.size > 0;
   });
 }
 
@@ -129,6 +133,18 @@ function showSession(sessionId) {
   document.getElementById("r-stop").addEventListener("click", stopReplay);
   follow();
   refreshBoards();
+  showTitle();
+}
+
+async function showTitle() {
+  const response = await fetch(api(`/api/sessions/${encodeURIComponent(view.sessionId)}`));
+  if (!response.ok) return;
+  const summary = await response.json();
+  if (!summary.title) return;
+  const node = document.getElementById("s-title");
+  node.textContent = summary.title;
+  node.hidden = false;
+  document.title = `${summary.title} · ${summary.agent} · monologue`;
 }
 
 function follow() {
@@ -222,7 +238,39 @@ function visible(event) {
 }
 
 function place(event) {
-  if (visible(event)) document.getElementById("timeline").append(entry(event));
+  if (!visible(event)) return;
+  const timeline = document.getElementById("timeline");
+  const item = entry(event);
+  if (event.type === "chapter") {
+    foldChapter(timeline, item, event);
+    return;
+  }
+  // The completion stays last: the final narrative is recorded after it.
+  timeline.insertBefore(item, timeline.querySelector(":scope > li.completion"));
+}
+
+// A chapter is a heading over the narratives it covers (named in `covers`, or covering the
+// same events), folded into it: its summary stands for them until it is opened.
+function foldChapter(timeline, item, event) {
+  const ids = (value) => (Array.isArray(value) ? value : []);
+  const covered = new Set(ids(event.data.covers));
+  const inside = [...timeline.children].filter((node) => {
+    if (node.classList.contains("chapter") || node.classList.contains("completion")) return false;
+    const shown = view.byId.get(node.dataset.id);
+    return covered.has(node.dataset.id) || ids(shown && shown.data.covers).some((id) => covered.has(id));
+  });
+  timeline.insertBefore(item, inside[0] || timeline.querySelector(":scope > li.completion"));
+  const body = item.querySelector(".chapter-body");
+  body.append(...inside);
+  const toggle = item.querySelector(".chapter-title > .toggle");
+  const count = `${inside.length} ${inside.length === 1 ? "entry" : "entries"}`;
+  const label = (open) => `${open ? "▾" : "▸"} ${count}`;
+  toggle.textContent = label(false);
+  toggle.hidden = !inside.length;
+  toggle.addEventListener("click", () => {
+    body.hidden = !body.hidden;
+    toggle.textContent = label(!body.hidden);
+  });
 }
 
 function redraw(events) {
@@ -247,6 +295,14 @@ function entry(event) {
       toggle.addEventListener("click", () => expand(item, toggle, covers));
       item.append(toggle);
     }
+  } else if (event.type === "chapter") {
+    const toggle = el("button", "toggle");
+    toggle.type = "button";
+    const heading = el("h2", "chapter-title", event.data.title || "chapter");
+    heading.append(toggle);
+    const body = el("ol", "chapter-body");
+    body.hidden = true;
+    item.append(heading, el("p", "summary", event.data.summary), body);
   } else if (event.type === "narration_suppressed") {
     item.classList.add("silence");
     item.append(el("span", "text", `silent: ${event.data.reason}`));
