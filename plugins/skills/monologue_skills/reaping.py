@@ -142,18 +142,18 @@ class ToolTree:
 
         found: dict[int, psutil.Process] = {}
         if self._pid is not None:
-            with contextlib.suppress(psutil.Error):
-                tool = psutil.Process(self._pid)
-                found[tool.pid] = tool
-                found.update((p.pid, p) for p in tool.children(recursive=True))
+            for pid in [self._pid, *_descendants(self._pid)]:
+                with contextlib.suppress(psutil.Error):
+                    found[pid] = psutil.Process(pid)
         # Descendants that left the tool's tree: re-parented to this process (subreaper), or
         # still below one of its children. The marker says which run they belong to.
-        for process in psutil.Process().children(recursive=True):
-            if process.pid in found:
+        for pid in _descendants(os.getpid()):
+            if pid in found:
                 continue
             with contextlib.suppress(psutil.Error):
+                process = psutil.Process(pid)
                 if process.environ().get(MARKER) == self._token:
-                    found[process.pid] = process
+                    found[pid] = process
         for pid, process in found.items():
             if pid != self._pid:
                 self._seen.setdefault(pid, process)
@@ -180,6 +180,37 @@ class ToolTree:
             if waiting:
                 time.sleep(0.01)
         self._seen.clear()
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every descendant of ``pid``, read from ``/proc/PID/task/TID/children`` (Linux): a walk
+    of the tree only, where psutil reads every process on the machine to find children."""
+    if not _PROC_CHILDREN:
+        import psutil
+
+        with contextlib.suppress(psutil.Error):
+            return [p.pid for p in psutil.Process(pid).children(recursive=True)]
+        return []
+    found: list[int] = []
+    waiting = [pid]
+    while waiting:
+        parent = waiting.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{task}/children", "rb") as listing:
+                    children = [int(child) for child in listing.read().split()]
+            except OSError:
+                continue
+            found += children
+            waiting += children
+    return found
+
+
+_PROC_CHILDREN = os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
 
 
 def _running(process: psutil.Process) -> bool:
