@@ -26,7 +26,7 @@ def _bad(key: str, value: Any, wanted: str) -> ConfigError:
 
 
 def _seconds(key: str, value: Any, *, zero_ok: bool = False) -> float:
-    from pytimeparse2 import parse
+    from pytimeparse2 import parse  # type: ignore[import-untyped]  # ships no type information
 
     seconds = value if isinstance(value, int | float) and not isinstance(value, bool) else None
     if seconds is None and isinstance(value, str):
