@@ -253,3 +253,28 @@ def test_ids_that_look_like_a_key_by_chance_are_kept_and_pass_the_pre_check():
     assert not may_contain_secret(json.dumps(ids[2]))
     leaked = {"covers": ids, "text": "password is hunter2"}
     assert redact(leaked) == {"covers": ids, "text": f"password is {REDACTED}"}
+
+
+@pytest.mark.parametrize("value", [["Hq80a", "b"], {"value": "Hq81"}, {"a": ["Hq82"]}, 4821, "x"])
+def test_a_secret_key_hides_its_whole_value_whatever_its_type(value):
+    assert redact({"password": value, "user": "bob"}) == {"password": REDACTED, "user": "bob"}
+    nested = redact({"auths": {"registry": {"auth": value}}})
+    assert nested == {"auths": {"registry": {"auth": REDACTED}}}
+
+
+@pytest.mark.parametrize("value", ["", None, True, False, [], {}])
+def test_empty_values_and_flags_under_a_secret_key_are_kept(value):
+    # "password": "" or "auth": true say something about the setup, and hide nothing.
+    assert redact({"password": value, "auth": value}) == {"password": value, "auth": value}
+
+
+@pytest.mark.parametrize(
+    "key", ["auth", "x_auth", "Cookie", "set-cookie", "Proxy-Authorization", "credentials"]
+)
+def test_header_and_auth_keys_are_secret(key):
+    assert is_secret_key(key)
+
+
+@pytest.mark.parametrize("key", ["author", "oauth", "authority", "cookies_enabled", "auth_url"])
+def test_keys_that_only_start_like_auth_are_not(key):
+    assert not is_secret_key(key)
