@@ -117,3 +117,37 @@ def test_the_payload_is_redacted_before_it_leaves(
     result = run(skills_pm, "webhook", url=url, text="deployed with password=Hq99hook")
     assert result.ok, result.error
     assert handler.bodies == [{"text": "deployed with password=[REDACTED]"}]
+
+
+def test_a_connection_refused_at_first_is_retried_by_the_transport(
+    skills_pm: PluginSandbox,
+) -> None:
+    import socket
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    handler = type("Handler", (Hook,), {"answers": [], "bodies": []})
+    started: list[ThreadingHTTPServer] = []
+
+    def listen_later() -> None:
+        time.sleep(0.3)  # the first connection attempts are refused
+        server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+        started.append(server)
+        server.serve_forever()
+
+    threading.Thread(target=listen_later, daemon=True).start()
+    try:
+        result = run(
+            skills_pm, "webhook", url=f"http://127.0.0.1:{port}/hook", text="up", retries=5
+        )
+    finally:
+        while not started:
+            time.sleep(0.05)
+        started[0].shutdown()
+        started[0].server_close()
+    assert result.ok, result.error
+    # One request reached the server: the retries were connection attempts, not re-sends.
+    assert result.output == {"status": 200, "attempts": 1}
+    assert handler.bodies == [{"text": "up"}]
