@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).parents[1]))
 from test_redact_corpus import LOOK_ALIKES, SECRET_FORMS
 
 MARKERS = [marker for _, marker in SECRET_FORMS]
+DETAIL_STRIDE = 7
 CARRIERS = ("command", "tool input", "tool output", "failed tool output", "agent text")
 
 
@@ -120,6 +121,9 @@ def run_plan(
 
 
 def web_api(record_dir: Path) -> str:
+    """What the viewer serves: the session list, each session, its event stream (what the
+    page shows) until the completion, and every event's detail for a sample of them (each
+    detail request reads the recording from the start)."""
     from monologue_web.app import WebSettings, create_app
     from starlette.testclient import TestClient
 
@@ -131,9 +135,16 @@ def web_api(record_dir: Path) -> str:
         for row in rows:
             sid = row["id"]
             texts.append(client.get(f"/api/sessions/{sid}").text)
-            for line in (record_dir / f"{sid}.jsonl").read_text().splitlines()[1:]:
-                event_id = json.loads(line)["id"]
-                answer = client.get(f"/api/sessions/{sid}/events/{event_id}")
+            with client.stream("GET", f"/api/sessions/{sid}/stream") as stream:
+                for line in stream.iter_lines():
+                    texts.append(line)
+                    if line.startswith("data:") and '"type": "completion"' in line.replace(
+                        '"type":"completion"', '"type": "completion"'
+                    ):
+                        break
+            lines = (record_dir / f"{sid}.jsonl").read_text().splitlines()[1:]
+            for line in lines[::DETAIL_STRIDE]:
+                answer = client.get(f"/api/sessions/{sid}/events/{json.loads(line)['id']}")
                 assert answer.status_code == 200
                 texts.append(answer.text)
     return "\n".join(texts)
