@@ -18,7 +18,8 @@ SECRET_FORMS = [
     ("The password was Tr0ub4dor&3Hq02 yesterday", "Tr0ub4dor&3Hq02"),
     ("passwd Hq03kLm", "Hq03kLm"),
     ("the api key is 7f3e9c1aHq04", "7f3e9c1aHq04"),
-    ("your pin is 48213", "48213"),
+    # Digits only: long and patterned, so no duration or timestamp in a sink holds it by chance.
+    ("your pin is 97531864", "97531864"),
     ("token: abcHq06def456", "abcHq06def456"),
     ("the token is 'zz99Hq07xx77'", "zz99Hq07xx77"),
     ("Secret = swordHq08fish", "swordHq08fish"),
