@@ -72,6 +72,7 @@ def _plan() -> Any:
 
 def run(ctx: Context) -> list[Figure]:
     import monologue_skills
+    import monologue_status
     from monologue_skills.executor import run_plan
     from monologue_skills.state import StateStore
 
@@ -80,6 +81,7 @@ def run(ctx: Context) -> list[Figure]:
 
     pm = MonologuePluginManager()
     pm.register(monologue_skills, "skills")
+    pm.register(monologue_status, "status")  # the skill the plan uses
     plan = _plan()
     runs = 10 if ctx.quick else 60
     calls = 10 if ctx.quick else 60

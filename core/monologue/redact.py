@@ -5,12 +5,22 @@ other writer use this one module, so a secret that never reaches the model never
 disk either. This module is the one place the pattern set lives. It combines:
 
 - the format detectors of ``detect-secrets`` (a maintained catalogue of vendor token shapes:
-  GitLab, Stripe, Slack, SendGrid, npm, PyPI, Twilio, JWT, AWS...), loaded on first use;
+  every one of its plugins that looks for a format: AWS, Azure, GitHub, GitLab, Stripe,
+  Slack, SendGrid, npm, PyPI, Twilio, Discord, Telegram, Mailchimp, Artifactory, Cloudant,
+  IBM, SoftLayer, JWT, basic-auth URLs, private keys), loaded on first use;
 - the project's own patterns for what those detectors do not cover: assignments
-  (``password=``, ``"pass": ...``, ``TOKEN: ...``), command-line forms (``--password x``,
-  ``mysql -phunter2``), prose (``my password is hunter2``), ``Authorization`` headers, bearer
-  tokens, credentials in URLs, private key blocks and vendor keys (Anthropic, Google);
-- in structured data, any value under a secret-looking key is replaced whole.
+  (``password=``, ``"pass": ...``, ``TOKEN: ...``, ``"auth": ...``, and a list or object as
+  the value), command-line forms (``--password x``, ``mysql -phunter2`` / ``-p hunter2``,
+  ``curl -u user:pass``, ``sshpass -p``, ``docker login -p``, ``htpasswd -b``), prose
+  (``my password is hunter2``), ``.netrc`` and ``.pgpass`` lines, ``Authorization``,
+  ``Cookie`` and ``Set-Cookie`` headers and bearer tokens in any case, credentials in URLs
+  (an empty user too: ``redis://:pw@host``), private key blocks and the vendor keys the
+  detectors lack (Anthropic, OpenAI project keys, Google, Vault ``hvs.``, Slack ``xapp-``);
+- in structured data, any value under a secret-looking key is replaced whole, whether a
+  string, a number, a list or an object.
+
+detect-secrets' keyword and entropy detectors are left out: the assignment patterns cover
+keywords, and entropy flags the hashes, UUIDs and commit shas that narration must name.
 """
 
 from __future__ import annotations
@@ -35,9 +45,9 @@ _LONG_KEY = (
     r"access[_-]?key|secret[_-]?key|private[_-]?key|auth[_-]?token|access[_-]?token|"
     r"refresh[_-]?token|token|credentials?"
 )
-_SHORT_KEY = r"pass|pw"
+_SHORT_KEY = r"pass|pw|auth"
 _KEY = rf"(?:[\w-]*(?:{_LONG_KEY})|(?:[\w-]*[_-])?(?:{_SHORT_KEY}))"
-_SECRET_KEY_RE = re.compile(rf"^{_KEY}$|^authorization$", re.IGNORECASE)
+_SECRET_KEY_RE = re.compile(rf"^{_KEY}$|^(?:proxy-)?authorization$|^(?:set-)?cookie$", re.I)
 
 # Words that follow "password is" in ordinary prose about passwords, not a password itself.
 _PROSE_STOPWORDS = (
@@ -56,6 +66,8 @@ _OWN_PATTERNS: list[tuple[str, str]] = [
     (r"\bsk-(?:proj-)?[A-Za-z0-9_\-]{20,}", REDACTED),
     (r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}", REDACTED),
     (r"\bxox[abposr]-[A-Za-z0-9-]{10,}", REDACTED),
+    (r"\bxapp-[A-Za-z0-9-]{10,}", REDACTED),
+    (r"\bhv[sbr]\.[A-Za-z0-9_-]{20,}", REDACTED),
     (r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", REDACTED),
     (r"\bAIza[0-9A-Za-z_\-]{35}", REDACTED),
     (r"\b[rs]k_(?:live|test)_[0-9a-zA-Z]{16,}", REDACTED),
@@ -68,6 +80,14 @@ _OWN_PATTERNS: list[tuple[str, str]] = [
         rf"\g<1>{REDACTED}",
     ),
     (r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/\-]+=*", rf"\g<1>{REDACTED}"),
+    # "Cookie: session=abc; theme=dark", "set-cookie: sessionid=abc; Path=/": the whole value.
+    (r"(?i)(\b(?:set-)?cookie[\"']?\s*:\s*[\"']?)(?!\[REDACTED)[^\r\n\"'\\]+", rf"\g<1>{REDACTED}"),
+    # A list or an object under a secret key: "password": ["a"], "credentials": {"v": "x"}.
+    (
+        rf"(?i)((?<![\w-]){_KEY}\\?[\"']?\s*[:=]\s*)"
+        r"(\[[^\[\]]*\]|\{(?:[^{}]|\{[^{}]*\})*\})",
+        rf"\g<1>{REDACTED}",
+    ),
     # password=..., "api_key": "...", TOKEN: ..., pw=..., "pass": "..."
     (
         rf"(?i)((?<![\w-]){_KEY}\\?[\"']?\s*(?:[:=]|\s(?=\\?[\"']))\s*\\?[\"']?)"
@@ -79,9 +99,35 @@ _OWN_PATTERNS: list[tuple[str, str]] = [
         r"(?i)(--[\w-]*(?:password|passwd|pass|token|api-key|secret)[= ])(?!\[REDACTED)(\S+)",
         rf"\g<1>{REDACTED}",
     ),
-    # mysql -phunter2 / mysqldump -u root -phunter2 (the password glued to -p)
+    # mysql -phunter2 / mysqldump -u root -phunter2 / mysql -p hunter2
     (
-        r"(\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s-p)([^\s-][^\s]*)",
+        r"(\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s-p\s*)([^\s<>|;&-][^\s]*)",
+        rf"\g<1>{REDACTED}",
+    ),
+    # curl -u bob:hunter2 / curl --user bob:hunter2 / curl -ubob:hunter2: the password part.
+    (
+        r"(\bcurl\b[^\n|;&]*?\s(?:-u\s*|--user[= ]\s*)[\"']?[^\s:\"']*:)([^\s\"']+)",
+        rf"\g<1>{REDACTED}",
+    ),
+    # sshpass -p hunter2 / docker login -u bob -p hunter2
+    (
+        r"(\b(?:sshpass|docker\b[^\n|;&]*?\blogin)\b[^\n|;&]*?\s-p\s*)([^\s<>|;&-]\S*)",
+        rf"\g<1>{REDACTED}",
+    ),
+    # htpasswd -b[c] FILE USER PASSWORD / htpasswd -nb USER PASSWORD: the last argument.
+    (
+        r"(\bhtpasswd\s+-\w*b\w*\s+(?:[^\s|;&]+\s+){1,2})([^\s|;&]+)",
+        rf"\g<1>{REDACTED}",
+    ),
+    # .netrc: "machine h login bob password hunter2", across lines too.
+    (
+        r"(\b(?:machine|login|account)\s+\S+\s+password\s+)(?!\[REDACTED)(\S+)",
+        rf"\g<1>{REDACTED}",
+    ),
+    # .pgpass: hostname:port:database:username:password
+    (
+        r"((?<![\w.:/-])(?:[\w-]*[A-Za-z*][\w.-]*|\d{1,3}(?:\.\d{1,3}){3})"
+        r":(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:)([^\s:\"'\\]+)",
         rf"\g<1>{REDACTED}",
     ),
     # prose: "my password is hunter2", "the token was abc123", "passwd x"
@@ -95,30 +141,42 @@ _OWN_PATTERNS: list[tuple[str, str]] = [
         r"(?i)(\bpasswd\s+)(?!(?:file|entry|command|for|of|the|a)\b)([^\s\"'`,;.-][^\s\"'`,;]*)",
         rf"\g<1>{REDACTED}",
     ),
-    # scheme://user:password@host
-    (r"(\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:)[^\s@/]+(@)", rf"\g<1>{REDACTED}\g<2>"),
+    # scheme://user:password@host, scheme://:password@host
+    (r"(\b[a-z][a-z0-9+.\-]*://[^\s:/@]*:)[^\s@/]+(@)", rf"\g<1>{REDACTED}\g<2>"),
 ]
 
-# detect-secrets' format detectors used here. Keyword and entropy detectors are left out:
-# the project's own assignment patterns cover keywords, and entropy flags hashes and ids
-# that narration needs to name (commit shas, tool-use ids).
+# detect-secrets' format detectors: every plugin but ``keyword`` and
+# ``high_entropy_strings`` (see the module's docstring) and ``ip_public`` (not a secret).
 _DETECT_SECRETS_PLUGINS = (
+    "artifactory",
     "aws",
     "azure_storage_key",
+    "basic_auth",
+    "cloudant",
+    "discord",
     "github_token",
     "gitlab_token",
+    "ibm_cloud_iam",
+    "ibm_cos_hmac",
     "jwt",
+    "mailchimp",
     "npm",
     "openai",
+    "private_key",
     "pypi_token",
     "sendgrid",
     "slack",
+    "softlayer",
     "square_oauth",
     "stripe",
+    "telegram_token",
+    "twilio",
 )
 
 # Cheap pre-check: most strings contain none of these, and skip the regex pass entirely.
-# Every pattern above and every detect-secrets detector used contains one. Matched against
+# Every pattern above and every detect-secrets detector used contains one; the formats with
+# no keyword (Discord, Telegram, Twilio, Mailchimp, Artifactory, .pgpass) are matched by a
+# looser shape that starts at a rare character (":", ".", "-") or a letter pair. Matched against
 # the lower-cased text: an (?i) pattern defeats the engine's first-character skipping and
 # costs about ten times more, on every tool output the recorder writes. The alternatives are
 # grouped by first letter because the engine tries each alternative at every position: the
@@ -127,15 +185,20 @@ _DETECT_SECRETS_PLUGINS = (
 # keys are matched only with their separator ("pass=", "pw:").
 _TRIGGERS = re.compile(
     r"""(?:
-     a(?:pi[_ -]?key|ccess[_ -]?key|kia|sia|3t|bia|cca|iza|uthoriz|ccountkey)
+     a(?:pi[_ -]?key|ccess[_ -]?key|kia|sia|3t|bia|cca|iza|uthoriz|ccountkey
+       |uth\\?["']?\s*[:=]|c[0-9a-z]{32}|kc[a-z0-9]{10}|p[\da-f][a-z0-9]{8})
     |p(?:rivate[_ -]?key|ass(?:w|phrase|code|\\?["']?\s*[:=])|w(?:d|\\?["']?\s*[:=])
       |in\ (?:is|was)|ypi-)
-    |s(?:k-|ecret|g\.|q0csp)
+    |s(?:k-|k[0-9a-z]{32}|ecret|g\.|q0csp|shpass|oftlayer|l[_-]?(?:api[_-]?)?key)
     |k_(?:live|test)
     |g(?:h[pousr]_|ithub_pat|l(?:pat|dt|ft|soat|rt|cbt|imt)|r1348941)
-    |xox|eyj[\w=-]*\.|bearer|token|credential|mysql|mariadb|npm_|hooks\.slack
-    |--[\w-]*pass
-    |://[^\s/]*@
+    |c(?:ookie|url\b|loudant)
+    |h(?:vs\.|vb\.|vr\.|tpasswd)
+    |x(?:ox|app-)
+    |eyj[\w=-]*\.|bearer|token|credential|mysql|mariadb|npm_|hooks\.slack|docker|ibm
+    |-(?:-[\w-]*pass|us\d)
+    |:(?://[^\s/]*@|(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:|[\w-]{35})
+    |\.[\w-]{6}\.[\w-]{27}
     )""",
     re.VERBOSE,
 )
@@ -161,7 +224,15 @@ def _detector_patterns() -> list[tuple[re.Pattern[str], _Replacement]]:
 
 
 def _group_replacement(pattern: re.Pattern[str]) -> _Replacement:
-    return _redact_group if pattern.groups else REDACTED
+    return _redact_group if pattern.groups else _redact_token
+
+
+def _redact_token(match: re.Match[str]) -> str:
+    """Replace the match, keeping the delimiters some detectors match around the token."""
+    text = match.group(0)
+    token = text.strip(' \t\r\n=:"')
+    start = text.find(token)
+    return text[:start] + REDACTED + text[start + len(token) :]
 
 
 def _patterns() -> list[tuple[re.Pattern[str], _Replacement]]:
@@ -214,9 +285,17 @@ def is_secret_key(key: str) -> bool:
 _ID_KEYS = frozenset({"covers", "covers_range", "tool_use_id", "parent_tool_use_id"})
 
 
+def _is_filled(value: Any) -> bool:
+    """A value worth hiding: not empty, not ``None`` and not a flag (``"auth": true``)."""
+    if isinstance(value, bool) or value is None:
+        return False
+    return not (isinstance(value, str | list | tuple | dict) and len(value) == 0)
+
+
 def redact(value: Any) -> Any:
-    """A copy of ``value`` (str, dict, list, nested) with secrets redacted; the values of
-    id keys (``covers``, ``tool_use_id``...) are kept as they are."""
+    """A copy of ``value`` (str, dict, list, nested) with secrets redacted: the whole value of
+    a secret key, whatever its type; the values of id keys (``covers``, ``tool_use_id``...)
+    are kept as they are."""
     if isinstance(value, str):
         return redact_text(value)
     if isinstance(value, dict):
@@ -225,10 +304,7 @@ def redact(value: Any) -> Any:
                 val
                 if key in _ID_KEYS
                 else REDACTED
-                if isinstance(key, str)
-                and is_secret_key(key)
-                and isinstance(val, str | int | float)
-                and val != ""
+                if isinstance(key, str) and is_secret_key(key) and _is_filled(val)
                 else redact(val)
             )
             for key, val in value.items()

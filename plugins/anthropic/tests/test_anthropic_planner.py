@@ -40,6 +40,7 @@ def submitted(plan: Any, use_id: str = "toolu_1") -> Reply:
 def planners(monologue_plugins: PluginSandbox, loopback_api: LoopbackAPI) -> PluginSandbox:
     monologue_plugins.load("anthropic")
     monologue_plugins.register(monologue_skills, "skills")
+    monologue_plugins.load("speak", "notify", "status", "webhook")  # the first-party skills
     return monologue_plugins
 
 

@@ -93,7 +93,10 @@ class NarrativeExporter:
             from opentelemetry.trace import Status, StatusCode
 
             if completion.data.get("is_error"):
-                span.set_status(Status(StatusCode.ERROR, str(completion.data.get("result") or "")))
+                from monologue.redact import redact_text
+
+                result = redact_text(str(completion.data.get("result") or ""))
+                span.set_status(Status(StatusCode.ERROR, result))
             span.end()
         provider = self._provider
         if provider is not None:
@@ -127,11 +130,15 @@ class NarrativeExporter:
 
 
 def _attributes(session: Session, narrative: Event) -> dict[str, Any]:
+    from monologue.redact import redact_text
+
+    # A narrative may quote what a tool printed (a failed result is quoted whole): what leaves
+    # the process is redacted by the one module every other sink uses.
     data = narrative.data
     attributes: dict[str, Any] = {
-        "monologue.narrative.text": data["text"],
+        "monologue.narrative.text": redact_text(data["text"]),
         "monologue.narrative.covers": list(data.get("covers") or []),
-        "monologue.narrative.reason": data.get("reason", ""),
+        "monologue.narrative.reason": redact_text(data.get("reason", "")),
         "monologue.narrator": data.get("narrator", ""),
         "monologue.event.id": narrative.id,
         "gen_ai.agent.name": narrative.agent or session.agent,

@@ -43,11 +43,16 @@ def _settings(tools_dir: Path | None) -> Iterator[None]:
     from monologue.config import cli_overrides
     from monologue.errors import MonologueError
 
+    from . import settings
+
     try:
         with cli_overrides({"tools_dir": str(tools_dir) if tools_dir else None}):
+            # Bad settings stop the command here, with one line, before any plugin runs.
+            settings.limits()
+            settings.state_history()
             yield
     except MonologueError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(str(exc)) from None
 
 
 @click.group("skills")
@@ -61,9 +66,10 @@ def skills() -> None:
 
 
 @skills.command("list")
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON array of skills.")
+@click.option("--nl", "as_lines", is_flag=True, help="One JSON object per line.")
 @_tools_dir_option
-def list_command(*, as_json: bool, tools_dir: Path | None) -> None:
+def list_command(*, as_json: bool, as_lines: bool, tools_dir: Path | None) -> None:
     """Every registered skill, and the plugins that failed to load (a skill package that
     cannot be imported cannot say which skills it would bring)."""
     from monologue.cli import load_plugins
@@ -85,8 +91,11 @@ def list_command(*, as_json: bool, tools_dir: Path | None) -> None:
             for info in pm.plugin_infos()
             if info.status == "failed"
         ]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
     for row in rows:
-        if as_json:
+        if as_lines:
             click.echo(json.dumps(row))
         elif row["status"] == "failed":
             click.echo(f"{row['name']:<20} FAILED to load: {row['error']}")
@@ -120,20 +129,24 @@ def _execute(
     from .executor import run_plan
     from .planning import pursue
     from .state import StateStore
+    from .validation import check_plan
 
     store = StateStore(state_file or settings.state_path())
     pm = load_plugins()
+    if plan is not None:
+        # Checked before the session starts: a plan that cannot run is the user's input to
+        # fix, one message, not a session that ends in an error.
+        checked, problems = check_plan(plan, pm.hooks.skills())
+        if checked is None:
+            raise click.ClickException(str(PlanValidationError(problems)))
     with monologue.session("skills", on_narrative=lambda e: click.echo(e.text, err=True)) as run:
-        try:
-            if plan is None:
-                made, planner, report = pursue(
-                    run, goal or "", pm=pm, store=store, concurrency=concurrency
-                )
-                click.echo(f"plan by {planner}: {made.model_dump_json()}", err=True)
-            else:
-                report = run_plan(plan, pm=pm, store=store, session=run, concurrency=concurrency)
-        except PlanValidationError as exc:
-            raise click.ClickException(str(exc)) from None
+        if plan is None:
+            made, planner, report = pursue(
+                run, goal or "", pm=pm, store=store, concurrency=concurrency
+            )
+            click.echo(f"plan by {planner}: {made.model_dump_json()}", err=True)
+        else:
+            report = run_plan(plan, pm=pm, store=store, session=run, concurrency=concurrency)
     _print_report(report, as_json)
     if not report.ok:
         raise SystemExit(1)

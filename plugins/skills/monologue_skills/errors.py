@@ -30,7 +30,9 @@ class PlanValidationError(SkillsError):
 
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
-        super().__init__("invalid plan:\n" + "\n".join(f"  - {p}" for p in problems))
+        count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+        lines = "\n".join(f"  - {p}" for p in problems)
+        super().__init__(f"the plan cannot run ({count}; nothing was run):\n{lines}")
 
 
 class SkillFailed(SkillsError):

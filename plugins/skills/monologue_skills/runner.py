@@ -1,14 +1,19 @@
 """Run one external tool process under limits: timeout, cancellation, stdout cap, clean env.
 
-The tool runs in a session of its own (``start_new_session``), so its whole process group
-(the tool and anything it started) gets SIGTERM, then SIGKILL after a grace, when it runs too
-long, is cancelled or floods stdout; whatever is left of the group is killed when the tool
-exits, so no orphan survives it. stdout is read incrementally and never buffered past the cap.
+The tool runs in a session of its own (``start_new_session``). When it runs too long, is
+cancelled or floods stdout, its process tree gets SIGTERM, then SIGKILL after a grace; when it
+exits, whatever it left running is killed, so no orphan survives it. stdout is read
+incrementally and never buffered past the cap.
+
+"Its process tree" is found by :mod:`monologue_skills.reaping`: the tool's process group,
+its live descendants, and (on Linux, where the running process is a child subreaper while
+tools run) every descendant that left the session with ``setsid`` or a double fork, by the
+run's marker in its environment. The call never waits on a pipe an escaped process still
+holds: once the tree is killed, the readers get a short grace, then the call returns.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import subprocess
@@ -19,11 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Literal
 
+from .reaping import ToolTree
+
 __all__ = ["Limits", "ProcessOutcome", "run_process", "scrubbed_env"]
 
 _CHUNK = 64 * 1024
 _STDERR_TAIL = 4096
 _POLL_S = 0.02
+_READ_GRACE_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -77,11 +85,6 @@ class _Reader:
                 self.data += chunk
 
 
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
 def _feed(stream: IO[bytes], data: bytes) -> None:
     try:
         stream.write(data)
@@ -101,6 +104,19 @@ def run_process(
 ) -> ProcessOutcome:
     """Run ``argv`` with ``stdin`` under ``limits``; raises ``OSError`` only when it cannot
     start (not executable, bad interpreter line)."""
+    with ToolTree(env) as tree:
+        return _run(argv, stdin, cwd=cwd, limits=limits, tree=tree, cancel=cancel)
+
+
+def _run(
+    argv: list[str],
+    stdin: bytes,
+    *,
+    cwd: Path,
+    limits: Limits,
+    tree: ToolTree,
+    cancel: threading.Event | None,
+) -> ProcessOutcome:
     started = time.monotonic()
     proc = subprocess.Popen(
         argv,
@@ -108,9 +124,10 @@ def run_process(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=cwd,
-        env=env,
+        env=tree.env,
         start_new_session=True,
     )
+    tree.started(proc.pid)
     assert proc.stdin is not None
     assert proc.stdout is not None
     assert proc.stderr is not None
@@ -137,9 +154,9 @@ def run_process(
                 stopped.append("timeout")
             else:
                 continue
-            _signal_group(proc.pid, signal.SIGTERM)
+            tree.signal(signal.SIGTERM)
             if not finished.wait(limits.grace):
-                _signal_group(proc.pid, signal.SIGKILL)
+                tree.signal(signal.SIGKILL)
             return
 
     watchdog = threading.Thread(target=watch, daemon=True)
@@ -148,12 +165,17 @@ def run_process(
     proc.wait()
     finished.set()
     watchdog.join()
-    # The tool is gone; anything it left running in its group goes too.
-    _signal_group(proc.pid, signal.SIGKILL)
+    # The tool is gone; anything it left running goes too, which closes the pipes it held.
+    tree.kill()
+    # A process beyond reach (another user's, say) may still hold a pipe: wait for the
+    # readers no longer than a short grace, and leave a reader that is still blocked to end
+    # with its daemon thread (closing its stream now would wait for the read to finish).
+    reading_until = time.monotonic() + _READ_GRACE_S
     for thread in threads:
-        thread.join(limits.grace + 1.0)
-    for stream in (proc.stdout, proc.stderr):
-        stream.close()
+        thread.join(max(0.0, reading_until - time.monotonic()))
+    for stream, reader in ((proc.stdout, threads[1]), (proc.stderr, threads[2])):
+        if not reader.is_alive():
+            stream.close()
     if not stopped and out.overflow.is_set():
         stopped.append("overflow")
     return ProcessOutcome(

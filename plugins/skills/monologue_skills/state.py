@@ -1,7 +1,11 @@
 """The session's state: one JSON document, changed by JSON Patch change sets.
 
 A change set applies all or nothing and is recorded with its provenance (skill, action id,
-time). With a path, the document lives in a file that is replaced atomically (temporary file
+time); the newest ``state_history`` records are kept (default 200), and the file's
+``compacted`` says how many older ones were dropped, which versions and which skills made
+them. Secrets are redacted from a change set before it applies (:mod:`monologue.redact`, the
+whole value at a secret-named path too), so neither the document nor its history holds one.
+With a path, the document lives in a file that is replaced atomically (temporary file
 in the same folder, fsync, rename, folder fsync), so a crash at any moment leaves the last
 consistent version; :meth:`StateStore.locked` serializes whole plans across processes.
 """
@@ -23,10 +27,7 @@ from monologue.files import write_atomically
 
 from .errors import StateChangeError, StateFileError
 
-__all__ = ["ChangeRecord", "SkillState", "StateStore"]
-
-_HISTORY = 200
-"""Change records kept in the file: enough to tell who changed what lately."""
+__all__ = ["ChangeRecord", "Compaction", "SkillState", "StateStore"]
 
 
 class ChangeRecord(BaseModel):
@@ -40,12 +41,57 @@ class ChangeRecord(BaseModel):
     ops: list[dict[str, Any]]
 
 
+class Compaction(BaseModel):
+    """What the history no longer holds: change sets dropped to keep it bounded."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dropped: int
+    """How many change records were dropped, in all."""
+    versions: tuple[int, int]
+    """The first and last state versions they made."""
+    skills: dict[str, int]
+    """How many of them each skill made."""
+
+
 class _StateFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     version: int = 0
     document: dict[str, Any] = Field(default_factory=dict)
     changes: list[ChangeRecord] = Field(default_factory=list)
+    compacted: Compaction | None = None
+
+    def compacted_to(self, keep: int) -> _StateFile:
+        """This state with only the ``keep`` newest change records, the rest counted."""
+        if len(self.changes) <= keep:
+            return self
+        dropped = self.changes[: len(self.changes) - keep]
+        before = self.compacted
+        skills = dict(before.skills) if before else {}
+        for record in dropped:
+            skills[record.skill] = skills.get(record.skill, 0) + 1
+        # Record n of the history made version (version - len(changes) + 1 + n).
+        first_kept = self.version - len(self.changes) + 1 + len(dropped)
+        compaction = Compaction(
+            dropped=(before.dropped if before else 0) + len(dropped),
+            versions=(before.versions[0] if before else first_kept - len(dropped), first_kept - 1),
+            skills=skills,
+        )
+        return self.model_copy(
+            update={"changes": self.changes[len(dropped) :], "compacted": compaction}
+        )
+
+
+def _redacted(ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    from monologue.redact import REDACTED, is_secret_key, redact
+
+    clean: list[dict[str, Any]] = redact(ops)
+    for op in clean:
+        last = str(op.get("path", "")).rsplit("/", 1)[-1]
+        if "value" in op and is_secret_key(last) and op["value"] not in (None, "", [], {}):
+            op["value"] = REDACTED
+    return clean
 
 
 def _patch(ops: Any) -> Any:
@@ -87,8 +133,14 @@ class SkillState:
 class StateStore:
     """The owner of one state document: in memory, or in the JSON file at ``path``."""
 
-    def __init__(self, path: Path | None = None, *, lock_timeout: float = 60.0) -> None:
+    def __init__(
+        self, path: Path | None = None, *, lock_timeout: float = 60.0, history: int | None = None
+    ) -> None:
+        """``history``: change records kept (default: the ``state_history`` setting)."""
+        from .settings import state_history
+
         self.path = Path(path) if path is not None else None
+        self.history_limit = state_history() if history is None else history
         self._memory = _StateFile()
         self._mutex = threading.Lock()
         self._lock: Any = None
@@ -122,6 +174,7 @@ class StateStore:
         """Apply ``ops`` all or nothing and record their provenance; the new document."""
         import jsonpatch
 
+        ops = _redacted(ops)
         patch = _patch(ops)
         with self._mutex:
             current = self._load()
@@ -142,8 +195,9 @@ class StateStore:
             updated = _StateFile(
                 version=current.version + 1,
                 document=document,
-                changes=[*current.changes, record][-_HISTORY:],
-            )
+                changes=[*current.changes, record],
+                compacted=current.compacted,
+            ).compacted_to(self.history_limit)
             self._store(updated)
         return copy.deepcopy(document)
 

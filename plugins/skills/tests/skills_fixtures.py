@@ -18,6 +18,8 @@ import pytest
 from monologue.testing import PluginSandbox
 
 PYTHON = sys.executable
+FIRST_PARTY = ("speak", "notify", "status", "webhook")
+"""The first-party skill distributions (test-only dependencies of this plugin's tests)."""
 
 
 @pytest.fixture
@@ -31,10 +33,12 @@ def tools_dir(tmp_path: Path) -> Path:
 def skills_pm(
     monologue_plugins: PluginSandbox, tools_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> PluginSandbox:
-    """A sandbox with this plugin registered as ``skills`` and tools_dir set to a tmp folder."""
+    """A sandbox with this plugin registered as ``skills``, the first-party skill
+    distributions loaded through their entry points, and tools_dir set to a tmp folder."""
     monkeypatch.setenv("MONOLOGUE_TOOLS_DIR", str(tools_dir))
     monkeypatch.setenv("MONOLOGUE_TOOL_GRACE", "0.5")
     monologue_plugins.register(monologue_skills, "skills")
+    monologue_plugins.load(*FIRST_PARTY)
     return monologue_plugins
 
 
@@ -90,7 +94,9 @@ def only_skills_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env.update(
         {
             "MONOLOGUE_NO_CONFIG_FILE": "1",
-            "MONOLOGUE_LOAD_PLUGINS": "monologue-skills,monologue-template,monologue-buffer",
+            "MONOLOGUE_LOAD_PLUGINS": ",".join(
+                ["monologue-skills", "monologue-template", "monologue-buffer", *FIRST_PARTY]
+            ),
             "MONOLOGUE_NARRATOR": "template",
             "HOME": str(tmp_path),
         }

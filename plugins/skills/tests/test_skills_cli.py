@@ -9,15 +9,16 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from skills_fixtures import only_skills_env, pid_alive, shell_tool
 
 
-def monologue(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def monologue(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "monologue", "skills", *args],
         capture_output=True,
         text=True,
-        env=only_skills_env(tmp_path),
+        env=only_skills_env(tmp_path, **env),
         cwd=tmp_path,
         timeout=60,
     )
@@ -55,6 +56,41 @@ def test_unreadable_and_invalid_plans_are_refused_naming_the_problem(tmp_path: P
     assert done.returncode == 1
     assert "unknown skill 'fly'" in done.stderr and "duplicate id" in done.stderr
     assert "'text' is a required property" in done.stderr
+    assert "Error: the plan cannot run (3 problems; nothing was run):" in done.stderr
+
+
+def test_an_unknown_skill_is_plain_words_and_starts_no_session(tmp_path: Path) -> None:
+    done = monologue(tmp_path, "run", "teleport")
+    assert done.returncode == 1
+    assert done.stderr.startswith("Error: the plan cannot run (1 problem; nothing was run):")
+    assert "unknown skill 'teleport'" in done.stderr
+    # No jargon, and no narrated session that "stopped because of an error".
+    for jargon in ("invalid plan", "ClickException", "I stopped", "Traceback"):
+        assert jargon not in done.stderr
+
+
+@pytest.mark.parametrize("command", [["list"], ["run", "status", "--params", '{"task": "t"}']])
+@pytest.mark.parametrize("value", ["abc", "-3", "0"])
+def test_a_bad_tool_timeout_is_one_line_and_exit_1(
+    tmp_path: Path, command: list[str], value: str
+) -> None:
+    done = monologue(tmp_path, *command, MONOLOGUE_TOOL_TIMEOUT=value)
+    assert done.returncode == 1, done.stdout
+    assert done.stderr == (
+        f"Error: setting tool_timeout (MONOLOGUE_TOOL_TIMEOUT) is {value!r}: "
+        "give seconds (10, 1.5) or a duration (30s, 2m)\n"
+    )
+
+
+def test_tool_timeout_takes_a_duration(tmp_path: Path) -> None:
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    shell_tool(tools, "slow", "sleep 30")
+    started = time.monotonic()
+    done = monologue(tmp_path, "run", "slow", MONOLOGUE_TOOL_TIMEOUT="1s")
+    assert done.returncode == 1
+    assert "timed out after 1 s" in done.stdout
+    assert time.monotonic() - started < 15
 
 
 def test_a_failed_action_makes_the_exit_status_1(tmp_path: Path) -> None:

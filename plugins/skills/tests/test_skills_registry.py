@@ -41,7 +41,7 @@ class Impostor:
 def test_first_party_skills_are_registered(skills_pm: PluginSandbox) -> None:
     specs = skills_pm.hooks.skills()
     assert {"speak", "notify", "status", "webhook"} <= set(specs)
-    assert all(specs[name].plugin == "skills" for name in ("speak", "status"))
+    assert all(specs[name].plugin == name for name in ("speak", "status"))
     assert specs["speak"].parameters["required"] == ["text"]
 
 
@@ -87,7 +87,7 @@ def test_cli_list_shows_first_party_skills_and_tools(tmp_path: Path, tools_dir: 
     python_tool(tools_dir, "counter", "reply()")
     done = monologue_cli(tmp_path, "skills", "list", "--json", "--tools-dir", str(tools_dir))
     assert done.returncode == 0, done.stderr
-    rows = {row["name"]: row for row in map(json.loads, done.stdout.splitlines())}
+    rows = {row["name"]: row for row in json.loads(done.stdout)}
     assert rows["counter"]["description"] == "test tool counter"
     assert rows["speak"]["status"] == "ok"
     plain = monologue_cli(tmp_path, "skills", "list")  # ./tools, relative to the cwd
@@ -121,3 +121,29 @@ def test_cli_run_refuses_bad_parameters_with_the_reason(tmp_path: Path) -> None:
     assert "action 'speak' (actions[0].parameters)" in done.stderr
     bad = monologue_cli(tmp_path, "skills", "run", "speak", "--params", "{nope")
     assert bad.returncode == 2 and "--params" in bad.stderr and "not JSON" in bad.stderr
+
+
+def test_list_nl_prints_one_object_per_line(tmp_path: Path) -> None:
+    done = monologue_cli(tmp_path, "skills", "list", "--nl")
+    assert done.returncode == 0, done.stderr
+    names = [json.loads(line)["name"] for line in done.stdout.splitlines()]
+    assert {"speak", "notify", "status", "webhook"} <= set(names)
+
+
+def test_bad_tool_settings_in_a_session_leave_tools_out_with_one_warning(
+    skills_pm: PluginSandbox,
+    tools_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    python_tool(tools_dir, "counter", "reply()")
+    monkeypatch.setenv("MONOLOGUE_TOOL_TIMEOUT", "soon")
+    with caplog.at_level(logging.WARNING, "monologue.skills"):
+        names = set(skills_pm.hooks.skills())
+    assert "counter" not in names and {"speak", "status"} <= names
+    warnings = [r.getMessage() for r in caplog.records if r.name == "monologue.skills"]
+    assert warnings == [
+        "external tools are not available: setting tool_timeout (MONOLOGUE_TOOL_TIMEOUT) is "
+        "'soon': give seconds (10, 1.5) or a duration (30s, 2m)"
+    ]
+    assert not any(r.exc_info for r in caplog.records)

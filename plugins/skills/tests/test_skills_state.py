@@ -15,6 +15,8 @@ from monologue_skills.errors import StateChangeError, StateFileError
 from monologue_skills.state import SkillState, StateStore
 from skills_fixtures import only_skills_env, python_tool
 
+from monologue.errors import ConfigError
+
 BUMP = """
 count = request["state"].get("counter", 0)
 time.sleep(request["parameters"].get("pause", 0))
@@ -169,3 +171,54 @@ def test_a_plan_waiting_too_long_for_the_lock_says_so(tmp_path: Path) -> None:
 def test_a_state_path_that_cannot_be_read_is_named(tmp_path: Path) -> None:
     with pytest.raises(StateFileError, match=r"cannot read the state"):
         StateStore(tmp_path).document()
+
+
+def test_history_is_bounded_by_the_setting_and_says_what_was_compacted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MONOLOGUE_STATE_HISTORY", "3")
+    store = StateStore(tmp_path / "state.json")
+    for n in range(8):
+        skill = "tally" if n % 2 else "status"
+        store.apply([{"op": "add", "path": "/n", "value": n}], skill=skill, action_id=f"a{n}")
+    saved = json.loads((tmp_path / "state.json").read_text())
+    assert saved["version"] == 8
+    assert [c["actionId"] for c in saved["changes"]] == ["a5", "a6", "a7"]
+    assert saved["compacted"] == {
+        "dropped": 5,
+        "versions": [1, 5],
+        "skills": {"status": 3, "tally": 2},
+    }
+
+
+def test_the_default_history_is_200() -> None:
+    store = StateStore()
+    for n in range(205):
+        store.apply([{"op": "add", "path": "/n", "value": n}], skill="s", action_id=str(n))
+    assert len(store.history()) == 200
+
+
+def test_a_bad_history_setting_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MONOLOGUE_STATE_HISTORY", "lots")
+    with pytest.raises(ConfigError, match=r"setting state_history \(MONOLOGUE_STATE_HISTORY\)"):
+        StateStore()
+
+
+def test_secrets_never_reach_the_state_or_its_history(tmp_path: Path) -> None:
+    store = StateStore(tmp_path / "state.json")
+    store.apply(
+        [
+            {"op": "add", "path": "/task", "value": "deploy with password=Hq90state"},
+            {"op": "add", "path": "/db_password", "value": "Hq91state"},
+            {"op": "add", "path": "/creds", "value": {"token": ["Hq92state"]}},
+        ],
+        skill="status",
+        action_id="a",
+    )
+    text = (tmp_path / "state.json").read_text()
+    assert "Hq9" not in text
+    assert store.document() == {
+        "task": "deploy with password=[REDACTED]",
+        "db_password": "[REDACTED]",
+        "creds": {"token": "[REDACTED]"},
+    }

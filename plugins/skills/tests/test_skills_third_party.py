@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from skills_fixtures import only_skills_env
+from skills_fixtures import FIRST_PARTY, only_skills_env
 
 from monologue.testing import installed_plugins
 
@@ -50,7 +50,16 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 
 def monologue(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    plugins = "monologue-skills,monologue-template,monologue-buffer,tally,wizardry"
+    plugins = ",".join(
+        [
+            "monologue-skills",
+            "monologue-template",
+            "monologue-buffer",
+            *FIRST_PARTY,
+            "tally",
+            "wizardry",
+        ]
+    )
     return subprocess.run(
         [sys.executable, "-m", "monologue", *args],
         capture_output=True,
@@ -65,7 +74,7 @@ def monologue(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_installed_skill_is_listed_and_the_broken_one_is_failed(tmp_path: Path) -> None:
     done = monologue(tmp_path, "skills", "list", "--json")
     assert done.returncode == 0, done.stderr
-    rows = {row["name"]: row for row in map(json.loads, done.stdout.splitlines())}
+    rows = {row["name"]: row for row in json.loads(done.stdout)}
     assert rows["tally"]["plugin"] == "tally" and rows["tally"]["status"] == "ok"
     assert rows["tally"]["parameters"]["required"] == ["n"]
     assert rows["wizardry"]["status"] == "failed"

@@ -1,29 +1,12 @@
-"""``status``: a status board in the state that narration can refer to.
-
-The board is ``/status`` in the state document: ``task`` (the current task),
-``files_touched`` (in first-touched order, no repeats) and ``last_test`` (outcome and
-summary of the last test run).
-"""
+"""``status``: update the board in the state with what is given; the rest stays."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .state import SkillState
+from monologue_skills.state import SkillState
 
-__all__ = ["STATUS_SCHEMA", "status"]
-
-STATUS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "task": {"type": "string"},
-        "files_touched": {"type": "array", "items": {"type": "string"}},
-        "test_outcome": {"enum": ["passed", "failed", "error"]},
-        "test_summary": {"type": "string"},
-    },
-    "additionalProperties": False,
-    "minProperties": 1,
-}
+__all__ = ["status"]
 
 
 def status(params: dict[str, Any], state: SkillState) -> dict[str, Any]:
