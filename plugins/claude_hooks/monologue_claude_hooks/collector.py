@@ -1,0 +1,358 @@
+"""The per-user collector: takes hook payloads from ``monologue-hook run`` over a Unix socket
+and turns each Claude session into a live, recorded, narrated monologue session.
+
+It is started by the first payload that finds it down (``python -m
+monologue_claude_hooks.collector``), reads the spool of payloads that could not be
+delivered, and stops after ``MONOLOGUE_HOOK_IDLE_S`` seconds without a payload (30 minutes
+by default), closing every session with its final narration. Only one runs per folder: it
+holds a lock on ``collector.pid``.
+
+Each Claude session id is the monologue session's id, so ``monologue log <id>`` and the web
+viewer, which read the record folder, show it while it runs. Narratives and chapter
+headings are appended to ``narratives.log`` (``monologue hook tail`` follows it) and, with
+``--speak``, spoken.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import logging
+import os
+import queue
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from monologue_hook import runtime_dir
+
+from monologue import hookimpl
+
+from .payloads import HookPayloadError, HookSession, parse_payload
+
+if TYPE_CHECKING:
+    from monologue import Session
+    from monologue.events import Event
+
+    from .speech import SpeechQueue
+
+__all__ = ["Collector", "Folder", "main"]
+
+log = logging.getLogger("monologue.claude_hooks")
+
+DEFAULT_IDLE_S = 1800.0
+TAIL_MAX_BYTES = 1024 * 1024
+"""``narratives.log`` is rotated (one old copy kept) past this size."""
+_QUEUE_CAP = 4096
+_READ_CAP = 64 * 1024 * 1024
+"""Bytes read from one connection at most (a payload carries a whole file's content)."""
+
+
+@dataclass(frozen=True)
+class Folder:
+    """The files of one collector (``MONOLOGUE_HOOK_DIR``, else a per-user runtime folder)."""
+
+    path: Path
+
+    @classmethod
+    def default(cls) -> Folder:
+        return cls(Path(runtime_dir()))
+
+    @property
+    def socket(self) -> Path:
+        return self.path / "collector.sock"
+
+    @property
+    def spool(self) -> Path:
+        return self.path / "spool.jsonl"
+
+    @property
+    def pid(self) -> Path:
+        return self.path / "collector.pid"
+
+    @property
+    def tail(self) -> Path:
+        return self.path / "narratives.log"
+
+    @property
+    def log(self) -> Path:
+        return self.path / "collector.log"
+
+    @property
+    def starting(self) -> Path:
+        return self.path / "starting"
+
+    def running_pid(self) -> int | None:
+        """The collector's process id while one holds the lock, else ``None``."""
+        try:
+            with open(self.pid, "a+") as handle:
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    handle.seek(0)
+                    text = handle.read().strip()
+                    return int(text) if text.isdigit() else -1
+                fcntl.flock(handle, fcntl.LOCK_UN)
+                return None
+        except OSError:
+            return None
+
+
+@dataclass
+class _Live:
+    session: Session
+    hooks: HookSession
+
+
+class _Observer:
+    """Sees the chapter events of the collector's sessions (registered with the plugins)."""
+
+    def __init__(self, collector: Collector) -> None:
+        self.collector = collector
+
+    @hookimpl
+    def on_event(self, session: Session, event: Event) -> None:
+        if event.type == "chapter" and session.id in self.collector.sessions:
+            data = event.data
+            self.collector.show(session, f"## {data.get('title')}: {data.get('summary')}")
+            self.collector.say(str(data.get("title", "")))
+
+
+class Collector:
+    """See the module's docstring. ``run()`` serves until idle; ``handle()`` takes one
+    payload (the tests and the spool use it directly)."""
+
+    def __init__(
+        self,
+        folder: Folder,
+        *,
+        idle_s: float = DEFAULT_IDLE_S,
+        speech: SpeechQueue | None = None,
+        serve: bool = False,
+    ) -> None:
+        self.folder = folder
+        self.idle_s = idle_s
+        self.speech = speech
+        self.serve = serve
+        self.sessions: dict[str, _Live] = {}
+        self.malformed = 0
+        self._inbox: queue.Queue[bytes] = queue.Queue(maxsize=_QUEUE_CAP)
+        self._last_payload = time.monotonic()
+        self._tail_lock = threading.Lock()
+        self._observer = _Observer(self)
+        self._viewer: subprocess.Popen[bytes] | None = None
+
+    # -- payloads -----------------------------------------------------------------------
+
+    def handle(self, data: bytes) -> None:
+        """Turn one payload into events of its session (a bad one is logged and skipped)."""
+        self._last_payload = time.monotonic()
+        try:
+            payload = parse_payload(data)
+        except HookPayloadError as exc:
+            self.malformed += 1
+            log.warning("monologue-claude-hooks: payload skipped: %s: %.80r", exc, data)
+            return
+        session_id = payload["session_id"]
+        live = self.sessions.get(session_id)
+        if live is None:
+            live = self.sessions[session_id] = self._open(session_id, payload)
+        step = live.hooks.step(payload)
+        if step.prompt and self.speech is not None:
+            self.speech.cut()
+        for event in step.events:
+            live.session.dispatch(event)
+        if step.end:
+            del self.sessions[session_id]
+            live.session.close()
+        elif payload["hook_event_name"] == "Stop":
+            live.session.request_narration("idle")
+
+    def _open(self, session_id: str, payload: dict[str, Any]) -> _Live:
+        from monologue import Session
+
+        meta = {
+            "source": "claude-code-hooks",
+            "cwd": payload.get("cwd"),
+            "transcript_path": payload.get("transcript_path"),
+        }
+        session = Session("claude", session_id=session_id, meta=meta, on_narrative=self._narrated)
+        session.start()
+        self.show(session, f"session started in {payload.get('cwd') or '?'}")
+        return _Live(session, HookSession(session.agent))
+
+    def _narrated(self, narrative: Event) -> None:
+        live = self.sessions.get(narrative.session_id)
+        text = str(narrative.data.get("text", ""))
+        if live is not None:
+            self.show(live.session, text)
+        self.say(text)
+
+    # -- output -------------------------------------------------------------------------
+
+    def show(self, session: Session, line: str) -> None:
+        """Append a line to ``narratives.log`` (rotated past :data:`TAIL_MAX_BYTES`)."""
+        stamp = datetime.now().strftime("%H:%M:%S")
+        text = f"{stamp} [{session.id[:8]}] {' '.join(line.split())}\n"
+        path = self.folder.tail
+        with self._tail_lock:
+            try:
+                if path.exists() and path.stat().st_size > TAIL_MAX_BYTES:
+                    path.replace(path.with_suffix(".log.1"))
+                with open(path, "a", encoding="utf-8") as handle:
+                    handle.write(text)
+            except OSError as exc:
+                log.warning("monologue-claude-hooks: cannot write %s: %s", path, exc)
+
+    def say(self, text: str) -> None:
+        if self.speech is not None:
+            self.speech.say(text)
+
+    # -- serving ------------------------------------------------------------------------
+
+    def run(self) -> int:
+        """Serve until idle; 0, or 1 when another collector already serves this folder."""
+        from monologue.plugins import pm
+
+        self.folder.path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with open(self.folder.pid, "a+") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                log.info("monologue-claude-hooks: a collector already runs in %s", self.folder.path)
+                return 1
+            lock.seek(0)
+            lock.truncate()
+            lock.write(str(os.getpid()))
+            lock.flush()
+            pm.register(self._observer, name="claude_hooks_collector")
+            try:
+                self._serve()
+            finally:
+                pm.unregister(self._observer)
+                with contextlib.suppress(OSError):
+                    self.folder.socket.unlink()
+        return 0
+
+    def _serve(self) -> None:
+        path = self.folder.socket
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()  # left by a collector that was killed: we hold the lock
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(str(path))
+        os.chmod(path, 0o600)
+        server.listen(128)
+        with contextlib.suppress(FileNotFoundError):
+            self.folder.starting.unlink()
+        log.info("monologue-claude-hooks: collector %d listening on %s", os.getpid(), path)
+        if self.serve:
+            self._start_viewer()
+        threading.Thread(target=self._accept, args=(server,), daemon=True).start()
+        try:
+            self._drain_spool()
+            while time.monotonic() - self._last_payload < self.idle_s:
+                try:
+                    data = self._inbox.get(timeout=0.25)
+                except queue.Empty:
+                    self._drain_spool()
+                    continue
+                self.handle(data)
+        finally:
+            server.close()
+            self.close()
+
+    def _accept(self, server: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = server.accept()
+            except OSError:
+                return  # closed
+            with client:
+                client.settimeout(5)
+                chunks: list[bytes] = []
+                size = 0
+                try:
+                    while chunk := client.recv(65536):
+                        chunks.append(chunk)
+                        size += len(chunk)
+                        if size > _READ_CAP:
+                            break
+                except OSError:
+                    pass
+            try:
+                self._inbox.put(b"".join(chunks), timeout=5)
+            except queue.Full:
+                log.warning("monologue-claude-hooks: inbox full, payload dropped")
+
+    def _drain_spool(self) -> None:
+        """Handle, in order, the payloads hooks spooled while no collector was up."""
+        spool = self.folder.spool
+        if not spool.exists():
+            return
+        taken = spool.with_name(f"spool.{os.getpid()}.jsonl")
+        try:
+            spool.replace(taken)
+            lines = taken.read_bytes().splitlines()
+        except OSError as exc:
+            log.warning("monologue-claude-hooks: cannot read the spool: %s", exc)
+            return
+        log.info("monologue-claude-hooks: replaying %d spooled payload(s)", len(lines))
+        for line in lines:
+            if line.strip():
+                self.handle(line)
+        taken.unlink()
+
+    def _start_viewer(self) -> None:
+        """``monologue serve`` beside the collector: the viewer reads the record folder."""
+        with open(self.folder.path / "serve.log", "ab") as out:
+            self._viewer = subprocess.Popen(
+                [sys.executable, "-m", "monologue", "serve"],
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=out,
+            )
+
+    def close(self) -> None:
+        """Close every session (final narrations included), the voice and the viewer."""
+        for session_id in list(self.sessions):
+            live = self.sessions.pop(session_id)
+            live.session.close()
+        if self.speech is not None:
+            self.speech.wait_idle(timeout=10)
+            self.speech.close()
+        if self._viewer is not None:
+            self._viewer.terminate()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m monologue_claude_hooks.collector")
+    parser.add_argument("--speak", action="store_true", help="speak chapters and narratives")
+    parser.add_argument("--serve", action="store_true", help="run the web viewer too")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(process)d %(message)s")
+    speech = None
+    if args.speak:
+        from .speech import SpeechQueue, speak_command
+
+        wav_dir = os.environ.get("MONOLOGUE_HOOK_SPEAK_WAV_DIR")
+        command = speak_command(
+            os.environ.get("MONOLOGUE_SPEAK_COMMAND"), Path(wav_dir) if wav_dir else None
+        )
+        if command is None:
+            log.warning("monologue-claude-hooks: --speak, but no espeak-ng nor say is installed")
+        else:
+            speech = SpeechQueue(command)
+    idle_s = float(os.environ.get("MONOLOGUE_HOOK_IDLE_S") or DEFAULT_IDLE_S)
+    collector = Collector(Folder.default(), idle_s=idle_s, speech=speech, serve=args.serve)
+    return collector.run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
