@@ -154,8 +154,8 @@ def _is_prompt(data: dict[str, Any]) -> bool:
     if origin is not None:
         return origin == "user"
     text = str(data.get("text", "")).lstrip()
-    return not text.startswith("<") and not text.startswith(
-        "This session is being continued from a previous conversation"
+    return not text.startswith(
+        ("<", "[Request interrupted by user", "This session is being continued from")
     )
 
 

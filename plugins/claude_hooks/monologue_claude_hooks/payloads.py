@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from monologue_claude.convert import SUBAGENT_TOOLS, Converter, tool_output
-from monologue_claude.shapes import Message, ToolUseBlock
+from monologue_claude.shapes import Message
 
 from .transcript import TranscriptFollower
 
@@ -26,6 +26,8 @@ __all__ = ["HookPayloadError", "HookSession", "Step", "origin_of", "parse_payloa
 _PAIRING_CAP = 512
 """Calls without a ``tool_use_id`` (Claude Code 1.0) remembered for their results."""
 _RECENT_TEXTS = 64
+_CALLS_CAP = 4096
+"""Tool call ids remembered, to tell a result whose call was never reported."""
 
 
 class HookPayloadError(ValueError):
@@ -52,6 +54,7 @@ _ORIGINS = (
     ("<command-", "command_output"),
     ("<local-command-", "command_output"),
     ("This session is being continued from a previous conversation", "compaction"),
+    ("[Request interrupted by user", "interruption"),
 )
 
 
@@ -92,6 +95,7 @@ class HookSession:
         self.converter = Converter(agent)
         self.transcript: TranscriptFollower | None = None
         self._unpaired: OrderedDict[str, deque[str]] = OrderedDict()
+        self._called: OrderedDict[str, None] = OrderedDict()
         self._numbered = 0
         self._prompts: deque[str] = deque(maxlen=_RECENT_TEXTS)
         self._texts: deque[str] = deque(maxlen=_RECENT_TEXTS)
@@ -99,7 +103,13 @@ class HookSession:
     def step(self, payload: dict[str, Any]) -> Step:
         hook = payload["hook_event_name"]
         step = Step()
-        self._follow(payload, from_start=hook == "SessionStart")
+        # A new session's transcript is read from its start; a resumed one's old turns are
+        # history, not what happens now.
+        self._follow(
+            payload, from_start=hook == "SessionStart" and payload.get("source") == "startup"
+        )
+        if hook == "SessionStart":
+            return step
         if hook == "UserPromptSubmit":
             # Before reading the transcript: its copy of this prompt is then recognised.
             prompt = payload.get("prompt")
@@ -115,7 +125,7 @@ class HookSession:
             step.events += self._call(payload, agent)
         elif hook in ("PostToolUse", "PostToolUseFailure"):
             tool_id = self._result_id(payload)
-            if tool_id not in self._known_calls():
+            if tool_id not in self._called:
                 # Its PreToolUse was not seen (hooks installed mid-call, a lost payload).
                 step.events += self._call(payload, agent, tool_id)
             failed = hook == "PostToolUseFailure"
@@ -143,18 +153,19 @@ class HookSession:
 
     # -- tool calls ---------------------------------------------------------------------
 
-    def _known_calls(self) -> set[str]:
-        return set(self.converter._tool_names)
-
     def _call(self, payload: dict[str, Any], agent: str, tool_id: str | None = None) -> list[Event]:
         name = str(payload.get("tool_name") or "tool")
         tool_input = _input(payload.get("tool_input"))
         if tool_id is None:
             tool_id = payload.get("tool_use_id") or self._number(payload)
+        self._called[tool_id] = None
+        while len(self._called) > _CALLS_CAP:
+            self._called.popitem(last=False)
         if name in SUBAGENT_TOOLS:
             # Through the converter's message path, which names the sub-agent it launches.
-            block = ToolUseBlock(type="tool_use", id=tool_id, name=name, input=tool_input)
-            return self.converter.message(Message(content=[block]), role="assistant", agent=agent)
+            block = {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
+            message = Message.model_validate({"content": [block]})
+            return self.converter.message(message, role="assistant", agent=agent)
         return self.converter.tool_call(name, tool_id, tool_input, agent=agent)
 
     def _number(self, payload: dict[str, Any]) -> str:
@@ -208,7 +219,7 @@ class HookSession:
                 events += self._said(piece.text, "")
             elif piece.text.strip() in self._prompts:
                 self._prompts.remove(piece.text.strip())  # already reported by its hook
-            elif origin_of(piece.text) == "user":
+            elif origin_of(piece.text) not in ("interruption", "command_output"):
                 events += self._user(piece.text)
         return events
 
