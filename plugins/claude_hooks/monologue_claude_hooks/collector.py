@@ -125,6 +125,20 @@ class _Observer:
             self.collector.say(str(data.get("title", "")))
 
 
+def _lock(handle: Any, wait_s: float = 2.0) -> bool:
+    """Take the collector's lock, waiting a little: ``monologue hook status`` holds it for
+    an instant when it looks whether a collector runs."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except OSError:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+
+
 class Collector:
     """See the module's docstring. ``run()`` serves until idle; ``handle()`` takes one
     payload (the tests and the spool use it directly)."""
@@ -223,10 +237,10 @@ class Collector:
 
         self.folder.path.mkdir(mode=0o700, parents=True, exist_ok=True)
         with open(self.folder.pid, "a+") as lock:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
+            if not _lock(lock):
                 log.info("monologue-claude-hooks: a collector already runs in %s", self.folder.path)
+                with contextlib.suppress(FileNotFoundError):
+                    self.folder.starting.unlink()
                 return 1
             lock.seek(0)
             lock.truncate()
