@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,7 @@ __all__ = ["HookPayloadError", "HookSession", "Step", "origin_of", "parse_payloa
 _PAIRING_CAP = 512
 """Calls without a ``tool_use_id`` (Claude Code 1.0) remembered for their results."""
 _RECENT_TEXTS = 64
+_TOOL_HOOKS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 _CALLS_CAP = 4096
 """Tool call ids remembered, to tell a result whose call was never reported."""
 
@@ -80,6 +82,22 @@ class Step:
     """The final assistant message, for a completion."""
 
 
+def _line_holding(role: str, text: str) -> Callable[[bytes, Any], bool]:
+    """Whether a transcript line is ``role``'s and holds ``text``."""
+
+    def holds(raw: bytes, line: Any) -> bool:
+        if not isinstance(line, dict) or line.get("type") != role:
+            return False
+        content = (line.get("message") or {}).get("content")
+        if isinstance(content, str):
+            return content.strip() == text
+        return isinstance(content, list) and any(
+            isinstance(b, dict) and str(b.get("text", "")).strip() == text for b in content
+        )
+
+    return holds
+
+
 def _input(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"input": value}
 
@@ -115,11 +133,19 @@ class HookSession:
             prompt = payload.get("prompt")
             if isinstance(prompt, str) and prompt.strip():
                 self._prompts.append(prompt.strip())
-                step.events += self._read_transcript()
+                step.events += self._read_transcript(_line_holding("user", prompt.strip()))
                 step.events += self._user(prompt)
                 step.prompt = origin_of(prompt) == "user"
             return step
-        step.events += self._read_transcript()
+        tool_id = payload.get("tool_use_id")
+        mark = json.dumps(tool_id).encode() if isinstance(tool_id, str) and tool_id else None
+        if hook in _TOOL_HOOKS:
+            # Up to this call's own line: what comes after it has not happened yet.
+            step.events += self._read_transcript((lambda raw, _: mark in raw) if mark else None)
+        elif hook == "Stop" and isinstance(payload.get("last_assistant_message"), str):
+            # Up to the turn's last words: a next prompt's lines may already follow.
+            said = payload["last_assistant_message"].strip()
+            step.events += self._read_transcript(_line_holding("assistant", said))
         agent = self._agent(payload)
         if hook == "PreToolUse":
             step.events += self._call(payload, agent)
@@ -210,11 +236,11 @@ class HookSession:
             follow = TranscriptFollower(path) if from_start else TranscriptFollower.from_end(path)
             self.transcript = follow
 
-    def _read_transcript(self) -> list[Event]:
+    def _read_transcript(self, until: Callable[[bytes, Any], bool] | None = None) -> list[Event]:
         if self.transcript is None:
             return []
         events: list[Event] = []
-        for piece in self.transcript.read():
+        for piece in self.transcript.read(until):
             if piece.role == "assistant":
                 events += self._said(piece.text, "")
             elif piece.text.strip() in self._prompts:

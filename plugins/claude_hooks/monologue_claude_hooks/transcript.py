@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,26 +61,35 @@ class TranscriptFollower:
             size = 0
         return cls(path, size)
 
-    def read(self) -> list[TranscriptText]:
-        """The new prose since the last read (none when the file is missing or unreadable)."""
+    def read(self, until: Callable[[bytes, Any], bool] | None = None) -> list[TranscriptText]:
+        """The new prose since the last read, up to the end, or with ``until`` up to and
+        including the first line for which ``until(raw, parsed)`` is true: the line of the
+        payload being handled. A collector catching up on a spool must not read past it;
+        when that line is not there (yet, or any more) nothing is read. None either when
+        the file is missing or unreadable."""
         try:
             with open(self.path, "rb") as handle:
                 handle.seek(self.offset)
                 chunk = handle.read(READ_LIMIT)
         except OSError:
             return []
-        end = chunk.rfind(b"\n")
-        if end < 0:
-            return []
-        self.offset += end + 1
-        found: list[TranscriptText] = []
-        for raw in chunk[: end + 1].splitlines():
+        lines: list[Any] = []
+        start = 0
+        matched = until is None
+        while (end := chunk.find(b"\n", start)) >= 0:
+            raw = chunk[start:end]
+            start = end + 1
             try:
-                line = json.loads(raw)
+                lines.append(json.loads(raw))
             except ValueError:
                 continue  # a torn or foreign line: the hooks still carry the tool calls
-            found += self._prose(line)
-        return found
+            if until is not None and until(raw, lines[-1]):
+                matched = True
+                break
+        if not matched:
+            return []
+        self.offset += start
+        return [piece for line in lines for piece in self._prose(line)]
 
     def _prose(self, line: Any) -> list[TranscriptText]:
         if not isinstance(line, dict) or line.get("isSidechain") or line.get("isMeta"):

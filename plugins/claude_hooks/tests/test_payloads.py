@@ -143,6 +143,16 @@ def test_the_transcript_gives_the_assistant_text_and_unreported_prompts(tmp_path
             "uuid": "a1",
             "message": {"role": "assistant", "content": [{"type": "text", "text": "Looking."}]},
         },
+        {
+            "type": "assistant",
+            "uuid": "a2",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": "t", "name": "Read", "input": {"file_path": "a.py"}}
+                ],
+            },
+        },
     ]
     translator = HookSession()
     base = {"session_id": "s", "transcript_path": str(transcript)}
@@ -164,8 +174,11 @@ def test_the_transcript_gives_the_assistant_text_and_unreported_prompts(tmp_path
     ]
     # A torn last line waits for the rest.
     with transcript.open("a") as handle:
-        handle.write('{"type": "assistant", "uuid": "a2", "message": {"content": "Do')
+        handle.write('{"type": "assistant", "uuid": "a3", "message": {"content": "Do')
     assert translator.transcript is not None and translator.transcript.read() == []
+    with transcript.open("a") as handle:
+        handle.write('ne."}}\n')
+    assert [p.text for p in translator.transcript.read()] == ["Done."]
 
 
 def test_a_resumed_session_does_not_replay_its_old_transcript(tmp_path: Path) -> None:
