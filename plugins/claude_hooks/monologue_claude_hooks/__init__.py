@@ -63,7 +63,9 @@ def on_event(session: Session, event: Event) -> None:
             session.state[_STATE] = False
             return
         idle_s = float(session.config.option("chapter_idle_s", DEFAULT_IDLE_S))
-        builder = session.state[_STATE] = ChapterBuilder(session.agent, idle_s=idle_s)
+        builder = session.state[_STATE] = ChapterBuilder(
+            session.agent, idle_s=idle_s, passive=_has_chapters(session.meta.get("replay_of"))
+        )
     if builder is False:
         return
     if event.type == CHAPTER_TYPE:
@@ -74,6 +76,24 @@ def on_event(session: Session, event: Event) -> None:
         made = session.make_event(CHAPTER_TYPE, chapter.model_dump(), ts=event.ts)
         builder.made(made.id)
         session.dispatch(made)
+
+
+def _has_chapters(replayed: Any) -> bool:
+    """Whether the file a replay reads has chapters of its own (then they are kept and none
+    are added: the first would come after the event it covers, too late to know)."""
+    if not isinstance(replayed, str):
+        return False
+    mark = b'"type":"chapter"'
+    tail = b""
+    try:
+        with open(replayed, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                if mark in tail + chunk:
+                    return True
+                tail = chunk[-len(mark) :]
+    except OSError:
+        return False
+    return False
 
 
 @hookimpl

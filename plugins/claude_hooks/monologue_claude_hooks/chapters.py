@@ -57,6 +57,7 @@ class ChapterData(BaseModel):
     """``prompt``, ``plan``, ``activity``, ``subagent_start``, ``subagent_end`` or ``idle``."""
 
 
+_WORK = frozenset({"tool_call", "tool_result", "text", "thinking", "user_message"})
 _PLAN_TOOLS = frozenset({"todowrite", "taskcreate", "taskupdate", "update_plan", "exitplanmode"})
 _SUBAGENT_TOOLS = frozenset({"task", "agent"})
 _EDIT_TOOLS = frozenset(
@@ -224,13 +225,15 @@ class ChapterBuilder:
         """The chapter ``event`` opens, if any."""
         if self.passive:
             return None
-        idle = (
-            self._last_ts is not None and (event.ts - self._last_ts).total_seconds() > self.idle_s
-        )
-        gap = (event.ts - self._last_ts).total_seconds() if idle and self._last_ts else 0.0
-        self._last_ts = event.ts
+        gap = 0.0
+        if event.type in _WORK:
+            # Only the agent's own work resumes after a pause: a completion that closing a
+            # session adds, say, is stamped later than a replayed session's events.
+            if self._last_ts is not None:
+                gap = (event.ts - self._last_ts).total_seconds()
+            self._last_ts = event.ts
         opened = self._boundary(event)
-        if opened is None and idle:
+        if opened is None and gap > self.idle_s:
             minutes = max(1, round(gap / 60))
             opened = self._open(
                 "Resuming after a pause",

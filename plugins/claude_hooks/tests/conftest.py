@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from monologue_claude_hooks.collector import Folder
 
 from monologue.events import Event
 from monologue.recording import read_recording
-from monologue_claude_hooks.collector import Folder
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SHARED_TRACES = Path(__file__).resolve().parents[4] / "shared" / "traces"

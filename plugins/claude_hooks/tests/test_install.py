@@ -7,7 +7,6 @@ import subprocess
 from pathlib import Path
 
 from conftest import MONOLOGUE, HookWorld
-
 from monologue_claude_hooks.install import HOOK_EVENTS, MARK
 
 OTHER = {

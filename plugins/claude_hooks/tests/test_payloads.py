@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, SHARED_TRACES, payload_lines
-
 from monologue_claude_hooks.payloads import HookPayloadError, HookSession, parse_payload
 
 SHARED_HOOKS = SHARED_TRACES / "claude-code-hooks"

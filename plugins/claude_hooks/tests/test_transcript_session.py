@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, MONOLOGUE, SHARED_TRACES, HookWorld, covered
-from transcript_payloads import beats
-
 from monologue_claude_hooks.install import MARK
+from transcript_payloads import beats
 
 SPEED_UP = 100.0
 MAX_PAUSE_S = 0.3
@@ -32,7 +31,10 @@ def test_a_transcript_played_through_installed_hooks(
     project = tmp_path / "project"
     settings = project / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True)
-    before = b'{\n  "model": "sonnet",\n  "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}\n}\n'
+    before = (
+        b'{\n  "model": "sonnet",\n  "hooks": {"Stop": '
+        b'[{"hooks": [{"type": "command", "command": "true"}]}]}\n}\n'
+    )
     settings.write_bytes(before)
     install = [MONOLOGUE, "hook", "install", "--project", str(project)]
     assert subprocess.run(install, env=world.env, capture_output=True).returncode == 0
