@@ -34,11 +34,19 @@ def register_event_types(register: Callable[..., None]) -> None:
 
 @hookimpl
 def describe_settings(config: MonologueConfig) -> dict[str, Any]:
+    from monologue_hook import runtime_dir
+
     from .chapters import DEFAULT_IDLE_S
+    from .collector import DEFAULT_IDLE_S as HOOK_IDLE_S
 
     return {
         "chapters": _chapters_on(config),
         "chapter_idle_s": float(config.option("chapter_idle_s", DEFAULT_IDLE_S)),
+        # Read by the hook client from MONOLOGUE_HOOK_DIR only: it parses no configuration.
+        "hook_dir": config.option("hook_dir") or runtime_dir(),
+        "hook_idle_s": float(config.option("hook_idle_s", HOOK_IDLE_S)),
+        "speak_command": config.option("speak_command") or "espeak-ng (or say on macOS)",
+        "hook_speak_wav_dir": config.option("hook_speak_wav_dir"),
     }
 
 

@@ -197,7 +197,15 @@ class Collector:
             "cwd": payload.get("cwd"),
             "transcript_path": payload.get("transcript_path"),
         }
-        session = Session("claude", session_id=session_id, meta=meta, on_narrative=self._narrated)
+        from monologue.config import load_config
+
+        # The project's own settings (narrator, gate, record folder...), found from its cwd.
+        cwd = payload.get("cwd")
+        start = Path(cwd) if isinstance(cwd, str) and Path(cwd).is_dir() else None
+        config = load_config(start=start, tolerant=True)
+        session = Session(
+            "claude", session_id=session_id, meta=meta, config=config, on_narrative=self._narrated
+        )
         session.start()
         self.show(session, f"session started in {payload.get('cwd') or '?'}")
         return _Live(session, HookSession(session.agent))
@@ -351,19 +359,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--serve", action="store_true", help="run the web viewer too")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(process)d %(message)s")
+    from monologue.config import load_config
+
+    config = load_config(tolerant=True)
     speech = None
     if args.speak:
         from .speech import SpeechQueue, speak_command
 
-        wav_dir = os.environ.get("MONOLOGUE_HOOK_SPEAK_WAV_DIR")
-        command = speak_command(
-            os.environ.get("MONOLOGUE_SPEAK_COMMAND"), Path(wav_dir) if wav_dir else None
-        )
+        wav_dir = config.option("hook_speak_wav_dir")
+        command = speak_command(config.option("speak_command"), Path(wav_dir) if wav_dir else None)
         if command is None:
             log.warning("monologue-claude-hooks: --speak, but no espeak-ng nor say is installed")
         else:
             speech = SpeechQueue(command)
-    idle_s = float(os.environ.get("MONOLOGUE_HOOK_IDLE_S") or DEFAULT_IDLE_S)
+    idle_s = float(config.option("hook_idle_s", DEFAULT_IDLE_S))
     collector = Collector(Folder.default(), idle_s=idle_s, speech=speech, serve=args.serve)
     return collector.run()
 
