@@ -2,11 +2,12 @@
 
 The shape written (Claude Code's settings reference, see README.md)::
 
-    {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [
-        {"type": "command", "command": "/path/to/monologue-hook run", "async": true}]}]}}
+    {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command",
+        "command": "/venv/bin/python -S -I /venv/.../monologue_hook.py run", "async": true,
+        "timeout": 10}]}]}}
 
-Each hook event gets one matcher group of its own, holding one command that names
-``monologue-hook``: install adds the groups that are missing and changes nothing else,
+Each hook event gets one matcher group of its own, holding one command that runs the
+``monologue_hook`` client: install adds the groups that are missing and changes nothing else,
 uninstall removes exactly those groups. A backup of the file as it was is written next to it
 before the first change. When uninstall leaves the settings equal to those the backup holds,
 the backup's bytes are put back, so the file is as it was before install, byte for byte.
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,8 +53,10 @@ HOOK_EVENTS = (
 """The hook events narrated. Tool events take a matcher; the others take none."""
 
 _TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
-MARK = "monologue-hook"
+MARK = "monologue_hook"
 """What every command this module writes contains, and how its entries are found again."""
+_MARKS = (MARK, "monologue-hook")
+"""Also the console script's name, which a user may have written by hand."""
 _BACKUP_SUFFIX = ".monologue-backup"
 _ABSENT = b"// monologue: no settings file existed before install\n"
 
@@ -70,13 +73,13 @@ def settings_path(project: Path | None = None, *, user: bool = False) -> Path:
 
 
 def hook_command(*, speak: bool = False, serve: bool = False) -> str:
-    """The command each hook runs: the ``monologue-hook`` script beside this Python (the
-    fastest start; Claude Code's PATH may not hold this environment)."""
-    script = Path(sys.executable).with_name(MARK)
-    program = str(script) if script.exists() else (shutil.which(MARK) or MARK)
+    """The command each hook runs: this Python running the ``monologue_hook`` client as a
+    script, with ``-S -I`` (no site-packages to scan, no environment's PYTHON* settings):
+    the fastest start there is, and right whatever PATH Claude Code gives its hooks."""
+    import monologue_hook
+
     flags = [flag for flag, on in (("--speak", speak), ("--serve", serve)) if on]
-    quoted = f'"{program}"' if " " in program else program
-    return " ".join([quoted, "run", *flags])
+    return shlex.join([sys.executable, "-S", "-I", monologue_hook.__file__, "run", *flags])
 
 
 def _read(path: Path) -> tuple[bytes | None, dict[str, Any]]:
@@ -102,7 +105,9 @@ def _ours(group: Any) -> bool:
     if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
         return False
     commands = [h.get("command", "") for h in group["hooks"] if isinstance(h, dict)]
-    return bool(commands) and all(MARK in str(command) for command in commands)
+    return bool(commands) and all(
+        any(mark in str(command) for mark in _MARKS) for command in commands
+    )
 
 
 def _group(event: str, command: str) -> dict[str, Any]:

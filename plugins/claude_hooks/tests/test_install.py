@@ -50,7 +50,8 @@ def test_install_merges_keeps_the_rest_and_uninstall_restores_the_bytes(
         (mine,) = [g for g in settings["hooks"][event] if MARK in json.dumps(g)]
         (entry,) = mine["hooks"]
         assert entry["type"] == "command" and entry["async"] is True
-        assert entry["command"].endswith(f"{MARK} run")
+        assert entry["command"].endswith("monologue_hook.py run")
+        assert " -S -I " in entry["command"]
         assert ("matcher" in mine) == event.startswith(("PreToolUse", "PostToolUse"))
     backup = path.with_name("settings.json.monologue-backup")
     assert backup.read_text() == original
