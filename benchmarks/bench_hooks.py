@@ -114,7 +114,7 @@ def run(ctx: Context) -> list[Figure]:
     # starting a collector, as when one is already on its way up.
     marker = down / "starting"
     spooled = _samples(
-        [hook, "run"],
+        [*hook, "run"],
         payload,
         {**env, "MONOLOGUE_HOOK_DIR": str(down)},
         repeats,

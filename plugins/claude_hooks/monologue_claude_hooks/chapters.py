@@ -153,7 +153,7 @@ def prompt_title(prompt: str) -> str:
 def _is_prompt(data: dict[str, Any]) -> bool:
     origin = data.get("origin")
     if origin is not None:
-        return origin == "user"
+        return bool(origin == "user")
     text = str(data.get("text", "")).lstrip()
     return not text.startswith(
         ("<", "[Request interrupted by user", "This session is being continued from")
