@@ -1,6 +1,7 @@
 """How replay, watch and log show a session: rich on a terminal, plain text in a pipe, JSON.
 
-One line per narrative with its time and agent; events (``--show-events``) dimmed. Narratives
+One line per narrative with its time and agent; a ``chapter`` event as a heading; events
+(``--show-events``) dimmed. Narratives
 arrive from the narration thread while events come from the reading thread, so every view
 writes whole lines under a lock.
 """
@@ -39,6 +40,14 @@ def describe_event(event: Event) -> str:
         gist = summarize_data("text", {"text": str(result)}) if result is not None else ""
         return f"completion{failed} {gist}".rstrip()
     return f"{event.type} {summarize_data(event.type, event.data)}".rstrip()
+
+
+def describe_chapter(event: Event) -> str | None:
+    """``## Title: summary`` for a ``chapter`` event (monologue-claude-hooks), else None."""
+    if event.type != "chapter" or not event.data.get("title"):
+        return None
+    summary = event.data.get("summary")
+    return f"## {event.data['title']}" + (f": {summary}" if summary else "")
 
 
 def describe_header(header: RecordingHeader) -> str:
@@ -119,7 +128,9 @@ class TextView:
         self._echo(describe_header(header))
 
     def event(self, event: Event, at: datetime | None = None) -> None:
-        if self.show_events:
+        if (heading := describe_chapter(event)) is not None:
+            self._echo(heading)
+        elif self.show_events:
             self._echo(f"  {clock(at or event.ts)} {event.agent}  {describe_event(event)}")
 
     def narrative(self, narrative: Event, at: datetime) -> None:
@@ -205,7 +216,9 @@ class RichView:
     def event(self, event: Event, at: datetime | None = None) -> None:
         if self._progress is not None and self._task is not None:
             self._progress.advance(self._task)
-        if self.show_events:
+        if (heading := describe_chapter(event)) is not None:
+            self.console.print(heading, style="bold magenta", markup=False)
+        elif self.show_events:
             from rich.text import Text
 
             line = Text(f"  {clock(at or event.ts)} {event.agent}  {describe_event(event)}")
