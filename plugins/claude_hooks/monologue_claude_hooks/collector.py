@@ -358,6 +358,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speak", action="store_true", help="speak chapters and narratives")
     parser.add_argument("--serve", action="store_true", help="run the web viewer too")
     args = parser.parse_args(argv)
+    # Narration is background work: the hooks, and Claude Code itself, come first.
+    with contextlib.suppress(OSError):
+        os.nice(10)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(process)d %(message)s")
     from monologue.config import load_config
 

@@ -218,3 +218,19 @@ def test_chapters_can_be_switched_off(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     (recording,) = tmp_path.glob("*.jsonl")
     assert '"chapter"' not in recording.read_text()
+
+
+def test_monologue_log_prints_chapters_as_headings(tmp_path: Path) -> None:
+    replay(FIXTURES / "transcript-tool-heavy.jsonl", tmp_path)
+    (recording,) = tmp_path.glob("*.jsonl")
+    env = {**os.environ, "MONOLOGUE_NO_CONFIG_FILE": "1"}
+    done = subprocess.run(
+        [MONOLOGUE, "log", str(recording)], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    headings = [line for line in done.stdout.splitlines() if line.startswith("## ")]
+    assert headings == [
+        '## Start phoenix in background: You asked: "start phoenix in background"',
+        '## Scrolling back in xterm.js still does: You asked: "scrolling back in xterm.js '
+        'still does not work (maybe because outer web catches it)? websearch xter…"',
+    ]
