@@ -38,6 +38,7 @@ def describe_settings(config: MonologueConfig) -> dict[str, Any]:
 
     from .chapters import DEFAULT_IDLE_S
     from .collector import DEFAULT_IDLE_S as HOOK_IDLE_S
+    from .collector import DEFAULT_SERVE_PORT
 
     return {
         "chapters": _chapters_on(config),
@@ -47,6 +48,7 @@ def describe_settings(config: MonologueConfig) -> dict[str, Any]:
         "hook_idle_s": float(config.option("hook_idle_s", HOOK_IDLE_S)),
         "speak_command": config.option("speak_command") or "espeak-ng (or say on macOS)",
         "hook_speak_wav_dir": config.option("hook_speak_wav_dir"),
+        "hook_serve_port": int(config.option("hook_serve_port", DEFAULT_SERVE_PORT)),
     }
 
 

@@ -92,6 +92,14 @@ def status(project: Path | None, user: bool) -> None:
     folder = Folder.default()
     pid = folder.running_pid()
     click.echo(f"collector: {f'running (pid {pid})' if pid else 'not running'} in {folder.path}")
+    if pid and folder.serve_log.exists():
+        serving = [
+            line
+            for line in folder.serve_log.read_text(errors="replace").splitlines()
+            if "serving" in line
+        ]
+        if serving:
+            click.echo(f"viewer:    {serving[-1].split(' at ')[-1]}")
     spool = folder.spool
     if spool.exists():
         click.echo(f"spool:     {spool.stat().st_size} bytes waiting in {spool}")

@@ -21,6 +21,7 @@ import fcntl
 import logging
 import os
 import queue
+import signal
 import socket
 import subprocess
 import sys
@@ -43,11 +44,12 @@ if TYPE_CHECKING:
 
     from .speech import SpeechQueue
 
-__all__ = ["Collector", "Folder", "main"]
+__all__ = ["DEFAULT_IDLE_S", "DEFAULT_SERVE_PORT", "Collector", "Folder", "main"]
 
 log = logging.getLogger("monologue.claude_hooks")
 
 DEFAULT_IDLE_S = 1800.0
+DEFAULT_SERVE_PORT = 8765
 TAIL_MAX_BYTES = 1024 * 1024
 """``narratives.log`` is rotated (one old copy kept) past this size."""
 _QUEUE_CAP = 4096
@@ -84,6 +86,10 @@ class Folder:
     @property
     def log(self) -> Path:
         return self.path / "collector.log"
+
+    @property
+    def serve_log(self) -> Path:
+        return self.path / "serve.log"
 
     @property
     def starting(self) -> Path:
@@ -150,11 +156,13 @@ class Collector:
         idle_s: float = DEFAULT_IDLE_S,
         speech: SpeechQueue | None = None,
         serve: bool = False,
+        serve_port: int = DEFAULT_SERVE_PORT,
     ) -> None:
         self.folder = folder
         self.idle_s = idle_s
         self.speech = speech
         self.serve = serve
+        self.serve_port = serve_port
         self.sessions: dict[str, _Live] = {}
         self.malformed = 0
         self._inbox: queue.Queue[bytes] = queue.Queue(maxsize=_QUEUE_CAP)
@@ -333,9 +341,9 @@ class Collector:
 
     def _start_viewer(self) -> None:
         """``monologue serve`` beside the collector: the viewer reads the record folder."""
-        with open(self.folder.path / "serve.log", "ab") as out:
+        with open(self.folder.serve_log, "ab") as out:
             self._viewer = subprocess.Popen(
-                [sys.executable, "-m", "monologue", "serve"],
+                [sys.executable, "-m", "monologue", "serve", "--port", str(self.serve_port)],
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=out,
@@ -351,6 +359,10 @@ class Collector:
             self.speech.close()
         if self._viewer is not None:
             self._viewer.terminate()
+            try:
+                self._viewer.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._viewer.kill()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -358,6 +370,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speak", action="store_true", help="speak chapters and narratives")
     parser.add_argument("--serve", action="store_true", help="run the web viewer too")
     args = parser.parse_args(argv)
+    # A clean stop on SIGTERM: sessions closed with their final narration, viewer stopped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     # Narration is background work: the hooks, and Claude Code itself, come first.
     with contextlib.suppress(OSError):
         os.nice(10)
@@ -376,7 +390,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             speech = SpeechQueue(command)
     idle_s = float(config.option("hook_idle_s", DEFAULT_IDLE_S))
-    collector = Collector(Folder.default(), idle_s=idle_s, speech=speech, serve=args.serve)
+    port = int(config.option("hook_serve_port", DEFAULT_SERVE_PORT))
+    collector = Collector(
+        Folder.default(), idle_s=idle_s, speech=speech, serve=args.serve, serve_port=port
+    )
     return collector.run()
 
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import time
+import urllib.error
+import urllib.request
 from collections import defaultdict
 from pathlib import Path
 
@@ -106,7 +109,9 @@ def test_a_killed_collector_loses_nothing(world: HookWorld) -> None:
 @pytest.mark.parametrize("flag", ["--speak", "--serve"])
 def test_flags_reach_the_collector(world: HookWorld, flag: str, tmp_path: Path) -> None:
     world.env["MONOLOGUE_SPEAK_COMMAND"] = "true"
-    world.env["MONOLOGUE_PORT"] = "0"
+    world.env["MONOLOGUE_HOOK_SERVE_PORT"] = "0"
+    if flag == "--serve":
+        world.env["MONOLOGUE_HOOK_IDLE_S"] = "60"  # the viewer takes a while to come up
     payload = {
         "session_id": f"s{flag}",
         "hook_event_name": "UserPromptSubmit",
@@ -123,4 +128,23 @@ def test_flags_reach_the_collector(world: HookWorld, flag: str, tmp_path: Path) 
     pid = world.wait_running()
     cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     assert flag.encode() in cmdline
+    if flag == "--serve":
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            log = world.folder.serve_log
+            if log.exists() and "serving the sessions" in log.read_text():
+                break
+            time.sleep(0.1)
+        status = subprocess.run(
+            [MONOLOGUE, "hook", "status"], env=world.env, capture_output=True, text=True, timeout=60
+        )
+        (line,) = [x for x in status.stdout.splitlines() if x.startswith("viewer:")]
+        address = line.split()[-1]
+        assert address.startswith("http://127.0.0.1:")
+        with urllib.request.urlopen(address, timeout=10) as page:
+            assert page.status == 200
+        os.kill(pid, signal.SIGTERM)  # a clean stop takes the viewer down with it
+        world.wait_stopped()
+        with pytest.raises(urllib.error.URLError):
+            urllib.request.urlopen(address, timeout=5)
     world.wait_stopped()
