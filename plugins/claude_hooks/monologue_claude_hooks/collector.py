@@ -341,6 +341,11 @@ class Collector:
 
     def _start_viewer(self) -> None:
         """``monologue serve`` beside the collector: the viewer reads the record folder."""
+        import importlib.util
+
+        if importlib.util.find_spec("monologue_web") is None:
+            log.warning("monologue-claude-hooks: --serve needs monologue-web: pip install it")
+            return
         with open(self.folder.serve_log, "ab") as out:
             self._viewer = subprocess.Popen(
                 [sys.executable, "-m", "monologue", "serve", "--port", str(self.serve_port)],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -106,7 +107,18 @@ def test_a_killed_collector_loses_nothing(world: HookWorld) -> None:
     assert not world.folder.spool.exists()
 
 
-@pytest.mark.parametrize("flag", ["--speak", "--serve"])
+@pytest.mark.parametrize(
+    "flag",
+    [
+        "--speak",
+        pytest.param(
+            "--serve",
+            marks=pytest.mark.skipif(
+                importlib.util.find_spec("monologue_web") is None, reason="monologue-web absent"
+            ),
+        ),
+    ],
+)
 def test_flags_reach_the_collector(world: HookWorld, flag: str, tmp_path: Path) -> None:
     world.env["MONOLOGUE_SPEAK_COMMAND"] = "true"
     world.env["MONOLOGUE_HOOK_SERVE_PORT"] = "0"
