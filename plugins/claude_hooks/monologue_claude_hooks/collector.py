@@ -115,6 +115,7 @@ class Folder:
 class _Live:
     session: Session
     hooks: HookSession
+    last_payload: float = 0.0
 
 
 class _Observer:
@@ -127,7 +128,7 @@ class _Observer:
     def on_event(self, session: Session, event: Event) -> None:
         if event.type == "chapter" and session.id in self.collector.sessions:
             data = event.data
-            self.collector.show(session, f"## {data.get('title')}: {data.get('summary')}")
+            self.collector.show(session.id, f"## {data.get('title')}: {data.get('summary')}")
             self.collector.say(str(data.get("title", "")))
 
 
@@ -171,6 +172,21 @@ class Collector:
         self._observer = _Observer(self)
         self._viewer: subprocess.Popen[bytes] | None = None
 
+    def __enter__(self) -> Collector:
+        """Watch the chapters of this collector's sessions (``run`` does it)."""
+        from monologue.plugins import pm
+
+        pm.register(self._observer, name="claude_hooks_collector")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        from monologue.plugins import pm
+
+        try:
+            self.close()
+        finally:
+            pm.unregister(self._observer)
+
     # -- payloads -----------------------------------------------------------------------
 
     def handle(self, data: bytes) -> None:
@@ -182,10 +198,18 @@ class Collector:
             self.malformed += 1
             log.warning("monologue-claude-hooks: payload skipped: %s: %.80r", exc, data)
             return
+        try:
+            self._step(payload)
+        except Exception:
+            # One payload the code did not expect must not end every session's narration.
+            log.exception("monologue-claude-hooks: a %s payload failed", payload["hook_event_name"])
+
+    def _step(self, payload: dict[str, Any]) -> None:
         session_id = payload["session_id"]
         live = self.sessions.get(session_id)
         if live is None:
             live = self.sessions[session_id] = self._open(session_id, payload)
+        live.last_payload = time.monotonic()
         step = live.hooks.step(payload)
         if step.prompt and self.speech is not None:
             self.speech.cut()
@@ -196,6 +220,15 @@ class Collector:
             live.session.close()
         elif payload["hook_event_name"] == "Stop":
             live.session.request_narration("idle")
+
+    def close_idle(self) -> None:
+        """Close the sessions that had no payload for ``idle_s`` (Claude Code was quit
+        without a SessionEnd): a long-lived collector holds only the sessions in use."""
+        now = time.monotonic()
+        for session_id, live in list(self.sessions.items()):
+            if now - live.last_payload >= self.idle_s:
+                del self.sessions[session_id]
+                live.session.close()
 
     def _open(self, session_id: str, payload: dict[str, Any]) -> _Live:
         from monologue import Session
@@ -215,22 +248,21 @@ class Collector:
             "claude", session_id=session_id, meta=meta, config=config, on_narrative=self._narrated
         )
         session.start()
-        self.show(session, f"session started in {payload.get('cwd') or '?'}")
+        self.show(session.id, f"session started in {payload.get('cwd') or '?'}")
         return _Live(session, HookSession(session.agent))
 
     def _narrated(self, narrative: Event) -> None:
-        live = self.sessions.get(narrative.session_id)
+        # Also the final narrative of a session being closed, no longer in ``sessions``.
         text = str(narrative.data.get("text", ""))
-        if live is not None:
-            self.show(live.session, text)
+        self.show(narrative.session_id, text)
         self.say(text)
 
     # -- output -------------------------------------------------------------------------
 
-    def show(self, session: Session, line: str) -> None:
+    def show(self, session_id: str, line: str) -> None:
         """Append a line to ``narratives.log`` (rotated past :data:`TAIL_MAX_BYTES`)."""
         stamp = datetime.now().strftime("%H:%M:%S")
-        text = f"{stamp} [{session.id[:8]}] {' '.join(line.split())}\n"
+        text = f"{stamp} [{session_id[:8]}] {' '.join(line.split())}\n"
         path = self.folder.tail
         with self._tail_lock:
             try:
@@ -249,8 +281,6 @@ class Collector:
 
     def run(self) -> int:
         """Serve until idle; 0, or 1 when another collector already serves this folder."""
-        from monologue.plugins import pm
-
         self.folder.path.mkdir(mode=0o700, parents=True, exist_ok=True)
         with open(self.folder.pid, "a+") as lock:
             if not _lock(lock):
@@ -262,11 +292,10 @@ class Collector:
             lock.truncate()
             lock.write(str(os.getpid()))
             lock.flush()
-            pm.register(self._observer, name="claude_hooks_collector")
             try:
-                self._serve()
+                with self:
+                    self._serve()
             finally:
-                pm.unregister(self._observer)
                 with contextlib.suppress(OSError):
                     self.folder.socket.unlink()
         return 0
@@ -292,11 +321,11 @@ class Collector:
                     data = self._inbox.get(timeout=0.25)
                 except queue.Empty:
                     self._drain_spool()
+                    self.close_idle()
                     continue
                 self.handle(data)
         finally:
             server.close()
-            self.close()
 
     def _accept(self, server: socket.socket) -> None:
         while True:
