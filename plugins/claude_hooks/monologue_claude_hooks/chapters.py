@@ -273,6 +273,8 @@ class ChapterBuilder:
         self._chapter.calls += 1
         activity = activity_of(name, tool_input)
         if activity == "testing":
+            if len(self._tests) > 256:
+                self._tests.clear()  # results that never came
             self._tests.add(str(data.get("tool_use_id")))
         elif activity == "editing" and self._test_failed:
             activity = "fixing"
@@ -306,7 +308,7 @@ class ChapterBuilder:
     def _launch(self, event: Any, tool_input: dict[str, Any]) -> ChapterData:
         kind = str(tool_input.get("subagent_type") or "").strip()
         task = " ".join(str(tool_input.get("description") or "").split())
-        label = kind if kind and kind != "general-purpose" else "helper"
+        label = kind or "new"
         self._launches[str(event.data.get("tool_use_id"))] = label
         while len(self._launches) > 256:
             self._launches.popitem(last=False)
