@@ -93,6 +93,11 @@ def test_install_into_a_project_without_settings_and_back(world: HookWorld, tmp_
         for g in groups
     }
     assert len(commands) == 1 and commands.pop().endswith("run --speak")
+    # Other flags replace the entries; there is still one a hook event.
+    assert cli(world, "install", "--project", str(tmp_path), "--serve").returncode == 0
+    hooks = json.loads(path.read_text())["hooks"]
+    assert all(len(groups) == 1 for groups in hooks.values())
+    assert all(g[0]["hooks"][0]["command"].endswith("run --serve") for g in hooks.values())
     assert cli(world, "uninstall", "--project", str(tmp_path)).returncode == 0
     assert not path.exists()
 
