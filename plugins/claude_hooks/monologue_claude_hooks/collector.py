@@ -132,9 +132,10 @@ class _Observer:
             self.collector.say(str(data.get("title", "")))
 
 
-def _lock(handle: Any, wait_s: float = 2.0) -> bool:
-    """Take the collector's lock, waiting a little: ``monologue hook status`` holds it for
-    an instant when it looks whether a collector runs."""
+def _lock(handle: Any, wait_s: float = 30.0) -> bool:
+    """Take the collector's lock, waiting a while: ``monologue hook status`` holds it for an
+    instant when it looks whether a collector runs, and a stopping collector until its
+    sessions' final narrations are done."""
     deadline = time.monotonic() + wait_s
     while True:
         try:
@@ -325,7 +326,13 @@ class Collector:
                     continue
                 self.handle(data)
         finally:
+            # Hooks from now on spool and start the next collector, which waits for the
+            # lock while this one closes its sessions; what was already accepted is handled.
+            with contextlib.suppress(OSError):
+                path.unlink()
             server.close()
+            while not self._inbox.empty():
+                self.handle(self._inbox.get_nowait())
 
     def _accept(self, server: socket.socket) -> None:
         while True:
