@@ -78,7 +78,7 @@ def uninstall(project: Path | None, user: bool) -> None:
 @_user
 def status(project: Path | None, user: bool) -> None:
     """What is installed, and whether the collector runs."""
-    from .collector import Folder
+    from .folder import Folder
     from .install import SettingsError, installed_events
 
     path = _target(project, user)
@@ -122,7 +122,7 @@ def run(flags: tuple[str, ...]) -> None:
 @click.option("--follow/--no-follow", default=True, help="Keep printing new lines.")
 def tail(lines: int, follow: bool) -> None:
     """Print the narratives and chapters of the live sessions as they come."""
-    from .collector import Folder
+    from .folder import Folder
 
     path = Folder.default().tail
     if not path.exists() and not follow:

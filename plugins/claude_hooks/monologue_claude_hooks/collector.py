@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
 import logging
 import os
 import queue
@@ -32,10 +31,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from monologue_hook import runtime_dir
-
 from monologue import hookimpl
 
+from .folder import Folder, lock
 from .payloads import HookPayloadError, HookSession, parse_payload
 
 if TYPE_CHECKING:
@@ -44,7 +42,7 @@ if TYPE_CHECKING:
 
     from .speech import SpeechQueue
 
-__all__ = ["DEFAULT_IDLE_S", "DEFAULT_SERVE_PORT", "Collector", "Folder", "main"]
+__all__ = ["DEFAULT_IDLE_S", "DEFAULT_SERVE_PORT", "Collector", "main"]
 
 log = logging.getLogger("monologue.claude_hooks")
 
@@ -55,60 +53,6 @@ TAIL_MAX_BYTES = 1024 * 1024
 _QUEUE_CAP = 4096
 _READ_CAP = 64 * 1024 * 1024
 """Bytes read from one connection at most (a payload carries a whole file's content)."""
-
-
-@dataclass(frozen=True)
-class Folder:
-    """The files of one collector (``MONOLOGUE_HOOK_DIR``, else a per-user runtime folder)."""
-
-    path: Path
-
-    @classmethod
-    def default(cls) -> Folder:
-        return cls(Path(runtime_dir()))
-
-    @property
-    def socket(self) -> Path:
-        return self.path / "collector.sock"
-
-    @property
-    def spool(self) -> Path:
-        return self.path / "spool.jsonl"
-
-    @property
-    def pid(self) -> Path:
-        return self.path / "collector.pid"
-
-    @property
-    def tail(self) -> Path:
-        return self.path / "narratives.log"
-
-    @property
-    def log(self) -> Path:
-        return self.path / "collector.log"
-
-    @property
-    def serve_log(self) -> Path:
-        return self.path / "serve.log"
-
-    @property
-    def starting(self) -> Path:
-        return self.path / "starting"
-
-    def running_pid(self) -> int | None:
-        """The collector's process id while one holds the lock, else ``None``."""
-        try:
-            with open(self.pid, "a+") as handle:
-                try:
-                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except OSError:
-                    handle.seek(0)
-                    text = handle.read().strip()
-                    return int(text) if text.isdigit() else -1
-                fcntl.flock(handle, fcntl.LOCK_UN)
-                return None
-        except OSError:
-            return None
 
 
 @dataclass
@@ -130,21 +74,6 @@ class _Observer:
             data = event.data
             self.collector.show(session.id, f"## {data.get('title')}: {data.get('summary')}")
             self.collector.say(str(data.get("title", "")))
-
-
-def _lock(handle: Any, wait_s: float = 30.0) -> bool:
-    """Take the collector's lock, waiting a while: ``monologue hook status`` holds it for an
-    instant when it looks whether a collector runs, and a stopping collector until its
-    sessions' final narrations are done."""
-    deadline = time.monotonic() + wait_s
-    while True:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return True
-        except OSError:
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.02)
 
 
 class Collector:
@@ -175,18 +104,18 @@ class Collector:
 
     def __enter__(self) -> Collector:
         """Watch the chapters of this collector's sessions (``run`` does it)."""
-        from monologue.plugins import pm
+        from monologue.plugins import get_plugin_manager
 
-        pm.register(self._observer, name="claude_hooks_collector")
+        get_plugin_manager().register(self._observer, name="claude_hooks_collector")
         return self
 
     def __exit__(self, *exc: object) -> None:
-        from monologue.plugins import pm
+        from monologue.plugins import get_plugin_manager
 
         try:
             self.close()
         finally:
-            pm.unregister(self._observer)
+            get_plugin_manager().unregister(self._observer)
 
     # -- payloads -----------------------------------------------------------------------
 
@@ -283,16 +212,16 @@ class Collector:
     def run(self) -> int:
         """Serve until idle; 0, or 1 when another collector already serves this folder."""
         self.folder.path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with open(self.folder.pid, "a+") as lock:
-            if not _lock(lock):
+        with open(self.folder.pid, "a+") as handle:
+            if not lock(handle):
                 log.info("monologue-claude-hooks: a collector already runs in %s", self.folder.path)
                 with contextlib.suppress(FileNotFoundError):
                     self.folder.starting.unlink()
                 return 1
-            lock.seek(0)
-            lock.truncate()
-            lock.write(str(os.getpid()))
-            lock.flush()
+            handle.seek(0)
+            handle.truncate()
+            handle.write(str(os.getpid()))
+            handle.flush()
             try:
                 with self:
                     self._serve()

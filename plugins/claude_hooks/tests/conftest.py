@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from monologue_claude_hooks.collector import Folder
+from monologue_claude_hooks.folder import Folder
 
 from monologue.events import Event
 from monologue.recording import read_recording

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 from conftest import jsonl
-from monologue_claude_hooks.collector import Collector, Folder
+from monologue_claude_hooks.collector import Collector
+from monologue_claude_hooks.folder import Folder
 
 
 def test_an_idle_session_is_closed_with_its_final_narration(
