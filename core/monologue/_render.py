@@ -1,6 +1,7 @@
 """How replay, watch and log show a session: rich on a terminal, plain text in a pipe, JSON.
 
-One line per narrative with its time and agent; events (``--show-events``) dimmed. Narratives
+One line per narrative with its time and agent; a ``chapter`` event as a heading; events
+(``--show-events``) dimmed. Narratives
 arrive from the narration thread while events come from the reading thread, so every view
 writes whole lines under a lock.
 """
@@ -47,6 +48,14 @@ _PROGRESS_EVERY: Final = 64
 
 UNTIMED: Final = "--:--:--"
 """Shown for the time of an event whose source recorded none (no invented clock)."""
+
+
+def describe_chapter(event: Event) -> str | None:
+    """``## Title: summary`` for a ``chapter`` event, else None."""
+    if event.type != "chapter" or not event.data.get("title"):
+        return None
+    summary = event.data.get("summary")
+    return f"## {event.data['title']}" + (f": {summary}" if summary else "")
 
 
 def describe_header(header: RecordingHeader) -> str:
@@ -142,7 +151,9 @@ class TextView:
         self._echo(describe_header(header))
 
     def event(self, event: Event, at: datetime | None = None) -> None:
-        if self.show_events:
+        if (heading := describe_chapter(event)) is not None:
+            self._echo(heading)
+        elif self.show_events:
             self._echo(f"  {self._clock(at or event.ts)} {event.agent}  {describe_event(event)}")
 
     def narrative(self, narrative: Event, at: datetime) -> None:
@@ -241,7 +252,9 @@ class RichView:
             if self._events % _PROGRESS_EVERY == 1:
                 position = self._position() if self._position is not None else None
                 self._progress.update(self._task, completed=position, events=self._events)
-        if self.show_events:
+        if (heading := describe_chapter(event)) is not None:
+            self.console.print(heading, style="bold magenta", markup=False)
+        elif self.show_events:
             from rich.text import Text
 
             when = UNTIMED if self.untimed else clock(at or event.ts)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from monologue import hookimpl
 
-from .export import on_complete, on_narrative, on_session_start
+from .export import on_complete, on_event, on_narrative, on_session_start
 
 if TYPE_CHECKING:
     from monologue.events import Event
@@ -36,6 +36,7 @@ __all__ = [
     "line_parser",
     "load_session",
     "on_complete",
+    "on_event",
     "on_narrative",
     "on_session_start",
     "read_session",

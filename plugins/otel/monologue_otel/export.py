@@ -8,6 +8,8 @@ When a session starts and an OTLP endpoint is configured (``OTEL_EXPORTER_OTLP_E
   already: narration shows up within its own trace), else
 - a span of its own, ``invoke_agent <agent>``, ended when the session completes.
 
+Each ``chapter`` event (monologue-claude-hooks) opens a child span of that span, ``chapter
+<title>``, ended by the next chapter or the session's end: a trace shows the run's parts.
 Each narrative is a ``monologue.narrative`` span event whose attributes are its text, the ids
 of the events it covers, the narrator, and the GenAI attributes that fit (agent name,
 conversation id, the narrator's model and token usage). Spans are exported by a tracer
@@ -31,7 +33,14 @@ if TYPE_CHECKING:
     from monologue import Session
     from monologue.events import Event
 
-__all__ = ["EVENT_NAME", "NarrativeExporter", "on_complete", "on_narrative", "on_session_start"]
+__all__ = [
+    "EVENT_NAME",
+    "NarrativeExporter",
+    "on_complete",
+    "on_event",
+    "on_narrative",
+    "on_session_start",
+]
 
 log = logging.getLogger("monologue.otel")
 
@@ -46,6 +55,7 @@ class NarrativeExporter:
         self._lock = threading.Lock()
         self._provider: TracerProvider | None = None
         self._spans: dict[str, tuple[Span, bool]] = {}  # session id -> (span, ours to end)
+        self._chapters: dict[str, Span] = {}  # session id -> its open chapter's span
 
     @staticmethod
     def enabled() -> bool:
@@ -83,12 +93,45 @@ class NarrativeExporter:
             found[0].add_event(
                 EVENT_NAME,
                 attributes=_attributes(session, narrative),
-                timestamp=int(narrative.ts.timestamp() * 1_000_000) * 1000,
+                timestamp=_nanoseconds(narrative),
             )
+
+    def chapter(self, session: Session, chapter: Event) -> None:
+        """End the open chapter's span and start this one's, under the session's span."""
+        from opentelemetry import trace
+
+        at = _nanoseconds(chapter)
+        with self._lock:
+            found = self._spans.get(session.id)
+            previous = self._chapters.pop(session.id, None)
+        if previous is not None:
+            previous.end(end_time=at)
+        if found is None:
+            return
+        data = chapter.data
+        attributes = {
+            "monologue.chapter.title": str(data.get("title", "")),
+            "monologue.chapter.summary": str(data.get("summary", "")),
+            "monologue.chapter.reason": str(data.get("reason", "")),
+            "monologue.chapter.covers": [str(i) for i in data.get("covers") or []],
+            "gen_ai.conversation.id": session.id,
+        }
+        tracer = self._tracer_provider().get_tracer("monologue")
+        span = tracer.start_span(
+            f"chapter {data.get('title', '')}",
+            context=trace.set_span_in_context(found[0]),
+            attributes=attributes,
+            start_time=at,
+        )
+        with self._lock:
+            self._chapters[session.id] = span
 
     def finish(self, session: Session, completion: Event) -> None:
         with self._lock:
+            chapter = self._chapters.pop(session.id, None)
             span, ours = self._spans.pop(session.id, (None, False))
+        if chapter is not None:
+            chapter.end(end_time=_nanoseconds(completion))
         if span is not None and ours:
             from opentelemetry.trace import Status, StatusCode
 
@@ -127,6 +170,10 @@ class NarrativeExporter:
                 provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
                 self._provider = provider
             return self._provider
+
+
+def _nanoseconds(event: Event) -> int:
+    return int(event.ts.timestamp() * 1_000_000) * 1000
 
 
 def _attributes(session: Session, narrative: Event) -> dict[str, Any]:
@@ -177,6 +224,12 @@ def on_session_start(session: Session) -> None:
 @hookimpl
 def on_narrative(session: Session, narrative: Event) -> None:
     EXPORTER.narrative(session, narrative)
+
+
+@hookimpl
+def on_event(session: Session, event: Event) -> None:
+    if event.type == "chapter" and EXPORTER.narrating(session):
+        EXPORTER.chapter(session, event)
 
 
 @hookimpl

@@ -137,3 +137,41 @@ def test_a_narrative_of_a_large_digest_exports_its_id_range(
     assert first == emitted[0]
     assert emitted.index(last) >= 4_096
     assert len(attrs["monologue.narrative.covers"]) <= 20
+
+
+def test_each_chapter_is_a_span_under_the_session(
+    monologue_plugins: PluginSandbox, collector: Collector
+) -> None:
+    monologue_plugins.load("otel", "template", "buffer")
+
+    def chapter(title: str, covers: str) -> Event:
+        data = {"title": title, "summary": f"{title}.", "covers": [covers], "reason": "prompt"}
+        return Event(type="chapter", data=data)
+
+    events = [
+        Event(type="user_message", data={"text": "read the app"}, id="01PROMPT1"),
+        chapter("Read the app", "01PROMPT1"),
+        Event(
+            type="tool_call",
+            data={"tool_name": "Read", "tool_use_id": "t1", "input": {"file_path": "src/app.py"}},
+        ),
+        Event(type="tool_result", data={"tool_use_id": "t1", "output": "print('hi')"}),
+        Event(type="user_message", data={"text": "now test it"}, id="01PROMPT2"),
+        chapter("Now test it", "01PROMPT2"),
+        Event(
+            type="tool_call",
+            data={"tool_name": "Bash", "tool_use_id": "t2", "input": {"command": "pytest -q"}},
+        ),
+    ]
+    monologue_plugins.replay(events, agent="coder", narrator="template")
+    EXPORTER.shutdown()
+    spans = {span.name: span for span in collector.spans}
+    session = spans["invoke_agent coder"]
+    first, second = spans["chapter Read the app"], spans["chapter Now test it"]
+    assert first.parent_span_id == second.parent_span_id == session.span_id
+    assert first.trace_id == session.trace_id
+    assert first.end_time_unix_nano == second.start_time_unix_nano
+    assert second.end_time_unix_nano >= second.start_time_unix_nano
+    attributes = {kv.key: kv.value.string_value for kv in second.attributes}
+    assert attributes["monologue.chapter.title"] == "Now test it"
+    assert attributes["monologue.chapter.reason"] == "prompt"
