@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ._narration import Narration
     from ._sessions import Session
     from ._skills import SkillCall, SkillResult, SkillSpec
+    from .checking import ClaimCheck
     from .config import MonologueConfig
     from .events import Event
     from .lines import LineParser
@@ -198,6 +199,21 @@ class Hooks:
         no controller answers."""
         answer, plugin = self._first("control", {"session": session, "context": context})
         return answer, plugin
+
+    def check_narrative(
+        self, session: Session, events: list[Event], text: str, reason: str
+    ) -> ClaimCheck | None:
+        """The first claim checker's verdict on ``text``; ``None`` when none is installed.
+        A checker that raises is reported here and counts as no verdict."""
+        from .checking import ClaimCheck
+
+        answer, plugin = self._first(
+            "check_narrative",
+            {"session": session, "events": events, "text": text, "reason": reason},
+        )
+        if answer is None or isinstance(answer, ClaimCheck):
+            return answer
+        raise TypeError(f"check_narrative of {plugin!r} returned {type(answer).__name__}")
 
     def narrator_context(self, session: Session) -> str | None:
         """The first context slice a plugin keeps for ``session`` (see the hookspec)."""

@@ -56,6 +56,9 @@ class _Counts:
     narratives: int = 0
     unadapted: int = 0
     late_events: int = 0
+    claims_false: int = 0
+    """Narratives whose claims a checker found false (retried or replaced before delivery)."""
+    unchecked: int = 0
 
 
 @dataclass
@@ -336,6 +339,21 @@ class Session(Lifecycle, EventHelpers):
         """True once repeated failures switched narration off for this session."""
         return self._worker is not None and self._worker.disabled
 
+    def _count_check(self, checked: dict[str, Any]) -> None:
+        status = checked.get("status")
+        if status == "unchecked":
+            self._counts.unchecked += 1
+        elif status in ("retried", "fallback"):
+            if not self._counts.claims_false:
+                log.warning(
+                    "session %s: a narrative's claims were false (%s); it was %s "
+                    "(further ones are counted in session.stats, not logged)",
+                    self.id,
+                    "; ".join(v["why"] for v in checked.get("violations", [])[:3]),
+                    "retried" if status == "retried" else "replaced by a safe one",
+                )
+            self._counts.claims_false += 1
+
     def deliver(
         self,
         *,
@@ -347,8 +365,10 @@ class Session(Lifecycle, EventHelpers):
         model: str | None = None,
         usage: Usage | None = None,
         latency_ms: float | None = None,
+        checked: dict[str, Any] | None = None,
     ) -> Event | None:
-        """Turn narration text into a ``narrative`` event and hand it to every listener."""
+        """Turn narration text into a ``narrative`` event and hand it to every listener;
+        ``checked`` is the claim check's record (see :mod:`monologue.checking`)."""
         narrative = self.make_event(
             "narrative",
             {
@@ -361,6 +381,7 @@ class Session(Lifecycle, EventHelpers):
                 "usage": usage.model_dump() if usage is not None else None,
                 # Only with a digest too large to list: see docs/formats.md.
                 **({"covers_range": covers_range} if covers_range else {}),
+                **({"checked": checked} if checked else {}),
             },
             visibility="user",
         )
@@ -372,6 +393,8 @@ class Session(Lifecycle, EventHelpers):
             self.hints.clear()
             self.last_narrative_at = time.monotonic()
             self._counts.narratives += 1
+            if checked:
+                self._count_check(checked)
         self.dispatch(narrative)
         self.hooks.narrative(self, narrative)
         self._listeners.send(narrative)
