@@ -204,16 +204,27 @@ class Hooks:
         self, session: Session, events: list[Event], text: str, reason: str
     ) -> ClaimCheck | None:
         """The first claim checker's verdict on ``text``; ``None`` when none is installed.
-        A checker that raises is reported here and counts as no verdict."""
+
+        A checker that raises is reported against its plugin, and the exception propagates:
+        the caller delivers the narrative marked unchecked rather than as if it had passed.
+        """
         from .checking import ClaimCheck
 
-        answer, plugin = self._first(
-            "check_narrative",
-            {"session": session, "events": events, "text": text, "reason": reason},
-        )
-        if answer is None or isinstance(answer, ClaimCheck):
+        kwargs = {"session": session, "events": events, "text": text, "reason": reason}
+        for impl in self.impls("check_narrative"):
+            try:
+                answer = self.call_impl(impl, **kwargs)
+            except Exception as exc:
+                self.report(impl.plugin_name, "check_narrative", exc)
+                raise
+            if answer is None:
+                continue
+            if not isinstance(answer, ClaimCheck):
+                raise TypeError(
+                    f"check_narrative of {impl.plugin_name!r} returned {type(answer).__name__}"
+                )
             return answer
-        raise TypeError(f"check_narrative of {plugin!r} returned {type(answer).__name__}")
+        return None
 
     def narrator_context(self, session: Session) -> str | None:
         """The first context slice a plugin keeps for ``session`` (see the hookspec)."""

@@ -30,6 +30,7 @@ from ._ids import new_id
 from ._lifecycle import Lifecycle, current
 from ._pending import PendingBuffer
 from .config import MonologueConfig, load_config
+from .checking import log_first_false
 from .events import Event, Usage, silent_types, utcnow
 
 if TYPE_CHECKING:
@@ -345,13 +346,7 @@ class Session(Lifecycle, EventHelpers):
             self._counts.unchecked += 1
         elif status in ("retried", "fallback"):
             if not self._counts.claims_false:
-                log.warning(
-                    "session %s: a narrative's claims were false (%s); it was %s "
-                    "(further ones are counted in session.stats, not logged)",
-                    self.id,
-                    "; ".join(v["why"] for v in checked.get("violations", [])[:3]),
-                    "retried" if status == "retried" else "replaced by a safe one",
-                )
+                log_first_false(self.id, checked)
             self._counts.claims_false += 1
 
     def deliver(

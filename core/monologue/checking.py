@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -23,7 +23,14 @@ from .events import Usage
 if TYPE_CHECKING:
     from ._narration import Narration
 
-__all__ = ["CheckRecord", "CheckStatus", "ClaimCheck", "Violation", "checked_narration"]
+__all__ = [
+    "CheckRecord",
+    "CheckStatus",
+    "ClaimCheck",
+    "Violation",
+    "checked_narration",
+    "log_first_false",
+]
 
 log = logging.getLogger("monologue.checking")
 
@@ -123,6 +130,17 @@ def checked_narration(
     if not safe:
         safe = "I kept working."
     return _marked(narration.model_copy(update={"text": safe}), record)
+
+
+def log_first_false(session_id: str, checked: dict[str, Any]) -> None:
+    """The one WARNING a session logs about false claims; later ones are only counted."""
+    log.warning(
+        "session %s: a narrative's claims were false (%s); it was %s (further ones are "
+        "counted in session.stats, not logged)",
+        session_id,
+        "; ".join(v["why"] for v in checked.get("violations", [])[:3]),
+        "retried" if checked.get("status") == "retried" else "replaced by a safe one",
+    )
 
 
 def _with_usage(again: Narration, first: Narration) -> Narration:
