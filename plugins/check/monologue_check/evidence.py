@@ -12,6 +12,7 @@ import re
 from collections import OrderedDict, deque
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from monologue.events import Event
@@ -78,10 +79,16 @@ _NOT_RUN = re.compile(
 _CANCELLED = re.compile(r"cancel|sibling tool call errored|aborted", re.IGNORECASE)
 
 
+_WINDOW = 8192
+
+
 def outcome_of(output: str, is_error: bool) -> str:
     """``passed`` (the output shows a pass and no failure), ``failed``, ``crashed`` (the
     output shows a crash or start-up failure and no pass), ``error`` (the tool reported an
     error and the output says no more) or ``ok`` (no verdict either way, no error)."""
+    if len(output) > 2 * _WINDOW:
+        # A verdict is at the start (a crash) or the end (a summary), never mid-dump.
+        output = output[:_WINDOW] + "\n" + output[-_WINDOW:]
     failed = _FAILED_COUNT.search(output) is not None
     passed = _PASS.search(output) is not None
     if failed:
@@ -109,8 +116,9 @@ class Call:
     def finished(self) -> bool:
         return self.output is not None
 
-    @property
+    @cached_property
     def outcome(self) -> str:
+        # Read once the result is in (Evidence.of sets output before anyone asks).
         return "pending" if self.output is None else outcome_of(self.output, self.is_error)
 
     @property

@@ -45,7 +45,7 @@ _EARLIER = re.compile(r"\b(?:again|once more|still|last|earlier|before)\b", re.I
 # when the failing output has any (not the advice after it, nor a stack frame).
 _ERROR_LINE = re.compile(
     r"^\s*(?:[✘✗×]|\[error\]|error\b|fatal:|hint:|panic:|e\d{3}\b)|"
-    r"\b\w*(?:error|exception|exit)\b[:!]|^\S+:\d+(?::\d+)?: |<tool_use_error>|"
+    r"(?:error|exception|exit)[:!]|^\S+:\d+(?::\d+)?: |<tool_use_error>|"
     r"\b(?:could not|cannot|can't|unable to|not found|no such|denied|not permitted)\b",
     re.IGNORECASE,
 )
@@ -64,11 +64,19 @@ def _error_lines(output: str) -> list[str]:
     return [norm(line) for line in chosen if not _STATUS_LINE.match(line)]
 
 
+def _error_lines_of(call: Call) -> list[str]:
+    """A result's error lines, worked out once per result however many claims ask."""
+    cached: list[str] | None = call.__dict__.get("_error_lines")
+    if cached is None:
+        cached = call.__dict__["_error_lines"] = _error_lines(call.output or "")
+    return cached
+
+
 def _excerpt(claim: Claim, evidence: Evidence) -> str | None:
     """A failure's quoted text: from an error line of a failing result (any line, where
     the output has no error-shaped one), and enough of it to say something."""
     failing = [c for c in evidence.results if c.is_error or c.outcome in ("failed", "crashed")]
-    candidates = [_error_lines(c.output or "") for c in failing]
+    candidates = [_error_lines_of(c) for c in failing]
     lines = [line for lines in candidates for line in lines if line]
     if not lines:
         return None

@@ -14,10 +14,11 @@ FALSE = "I ran `pytest -q`; all 40 tests passed, and I pushed the fix."
 
 
 def run_agent(sandbox: PluginSandbox) -> tuple[Session, list[Event]]:
-    """A failing test run, narrated once at the end (the final wait is long: a busy
-    machine may take seconds to import a narrator's SDK)."""
+    """A failing test run, narrated once at the end (the waits are long: a busy machine
+    may take seconds to import a narrator's SDK, and the retry must fit the deadline)."""
     heard: list[Event] = []
-    with sandbox.session("coder", min_buffer_size=5, final_wait_s=60) as session:
+    config = {"min_buffer_size": 5, "final_wait_s": 60, "narrate_timeout_s": 60}
+    with sandbox.session("coder", **config) as session:
         session.subscribe(heard.append)
         call = session.tool_call("Bash", {"command": "pytest -q"})
         session.tool_result(call.data["tool_use_id"], "2 failed, 38 passed in 1.1s", is_error=True)
