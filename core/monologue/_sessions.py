@@ -29,8 +29,8 @@ from ._helpers import EventHelpers, describe_keys
 from ._ids import new_id
 from ._lifecycle import Lifecycle, current
 from ._pending import PendingBuffer
-from .config import MonologueConfig, load_config
 from .checking import log_first_false
+from .config import MonologueConfig, load_config
 from .events import Event, Usage, silent_types, utcnow
 
 if TYPE_CHECKING:

@@ -158,4 +158,3 @@ def _with_usage(again: Narration, first: Narration) -> Narration:
 
 def _marked(narration: Narration, record: CheckRecord) -> Narration:
     return narration.model_copy(update={"checked": record.model_dump(exclude_defaults=True)})
-

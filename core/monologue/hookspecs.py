@@ -18,9 +18,9 @@ if TYPE_CHECKING:
     import click
 
     from ._narration import Narration
-    from .checking import ClaimCheck
     from ._sessions import Session
     from ._skills import SkillCall, SkillResult, SkillSpec
+    from .checking import ClaimCheck
     from .config import MonologueConfig
     from .events import Event
     from .lines import LineParser

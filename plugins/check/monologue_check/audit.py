@@ -129,7 +129,9 @@ def findings_text(audit: Audit) -> Iterator[str]:
         if len(finding.covered) > 8:
             yield f"      · … {len(finding.covered) - 8} more event(s)"
     kinds = sorted(set(audit.claims) | set(audit.violations))
-    per_kind = ", ".join(f"{k} {audit.violations.get(k, 0)}/{audit.claims.get(k, 0)}" for k in kinds)
+    per_kind = ", ".join(
+        f"{k} {audit.violations.get(k, 0)}/{audit.claims.get(k, 0)}" for k in kinds
+    )
     yield (
         f"{audit.source}: {audit.narratives} narrative(s), {audit.failed} with false claims"
         + (f"; false/claims by kind: {per_kind}" if per_kind else "")

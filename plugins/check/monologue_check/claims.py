@@ -9,6 +9,7 @@ what a watcher would take as fact.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -36,7 +37,9 @@ _WORDS = {
     "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11,
     "twelve": 12, "both": 2,
 }  # fmt: skip
-_NUMBER = r"(\d[\d,]*|no|zero|one|a|an|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|both)"
+_NUMBER = (
+    r"(\d[\d,]*|no|zero|one|a|an|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|both)"
+)
 
 
 def number(word: str) -> int:
@@ -70,7 +73,9 @@ _NOT_PATHS = frozenset({"and/or", "either/or", "input/output", "read/write", "on
 
 _COUNTS = [
     # "12 of 127 tests failed", "3 of 5 passed"
-    re.compile(rf"\b{_NUMBER} of (\d[\d,]*) (?:\w+ )?(?:tests? )?(?P<verb>failed|passed|errored)\b", re.I),
+    re.compile(
+        rf"\b{_NUMBER} of (\d[\d,]*) (?:\w+ )?(?:tests? )?(?P<verb>failed|passed|errored)\b", re.I
+    ),
     # "all 297 passed", "all 12 tests passed"
     re.compile(r"\ball (\d[\d,]*) (?:\w+ )?(?:tests? )?(?P<verb>passed)\b", re.I),
     # "after 11 tool calls", "3 tool calls"
@@ -83,9 +88,13 @@ _COUNTS = [
         re.I,
     ),
     # "7 were cancelled", "1 parallel call was cancelled"
-    re.compile(rf"\b{_NUMBER} (?:\w+ )*?(?:calls? |steps? )?(?:were|was) (?P<verb>cancell?ed)\b", re.I),
+    re.compile(
+        rf"\b{_NUMBER} (?:\w+ )*?(?:calls? |steps? )?(?:were|was) (?P<verb>cancell?ed)\b", re.I
+    ),
     # "found 11 matches", "found 3 files", "found 2"
-    re.compile(rf"\bfound {_NUMBER}(?: (?P<noun>matches|match|files?|results?|lines?|hits?))?\b", re.I),
+    re.compile(
+        rf"\bfound {_NUMBER}(?: (?P<noun>matches|match|files?|results?|lines?|hits?))?\b", re.I
+    ),
     # "took 2 more steps", "and 3 more steps"
     re.compile(rf"\b{_NUMBER} more (?P<noun>steps?|tool calls?|actions?)\b", re.I),
     # "; 4 failed", ", 4 of which failed" (of the tool calls just counted)
@@ -95,11 +104,19 @@ _COUNTS = [
 _OUTCOMES = [
     ("crashed", re.compile(r"\bcrash(?:ed|es)?\b", re.I)),
     ("passed", re.compile(r"\b(?:passed|passes|passing|succeeded|green)\b", re.I)),
-    ("not_run", re.compile(r"\b(?:couldn't|could not|was unable to|failed to) (?:run|start|execute)\b", re.I)),
+    ("not_run", re.compile(
+        r"\b(?:couldn't|could not|was unable to|failed to) (?:run|start|execute)\b", re.I
+    )),
     # "N of which failed" is a count, checked as one.
-    ("failed", re.compile(r"(?<!of which )(?<!\d )\b(?:failed|failing|fails|errored|broke)\b", re.I)),
+    ("failed", re.compile(
+        r"(?<!of which )(?<!\d )\b(?:failed|failing|fails|errored|broke)\b", re.I
+    )),
     ("fixed", re.compile(r"\bfixed\b", re.I)),
-    ("done", re.compile(r"\b(?:I'm done|I am done|I finished|I'm finished|the run (?:is )?(?:complete|finished)|I completed)\b", re.I)),
+    ("done", re.compile(
+        r"\b(?:I'm done|I am done|I finished|I'm finished|I completed"
+        r"|the run (?:is )?(?:complete|finished))\b",
+        re.I,
+    )),
     ("interrupted", re.compile(r"\binterrupted\b", re.I)),
 ]  # fmt: skip
 _ASK = re.compile(r"\b(?P<again>again,? )?you asked me\b(?P<rest>.*)$", re.I)
@@ -110,7 +127,9 @@ _FILLER = re.compile(
     r"\breported:\s+(?:now |perfect|great|ok(?:ay)?\b|let me|I'll|I have all|I now have|done\b)",
     re.I,
 )
-_INTERNAL = re.compile(r"tool-results/|\btoolu_\w+|[\"“][0-9a-f]{6,}[\"”] sub-agent|\bsub-agent [0-9a-f]{7,}\b")
+_INTERNAL = re.compile(
+    r"tool-results/|\btoolu_\w+|[\"“][0-9a-f]{6,}[\"”] sub-agent|\bsub-agent [0-9a-f]{7,}\b"
+)
 # First-person acts, each needing a covered call of its kind ("I edited" needs an edit).
 _ACTIONS = re.compile(
     r"\bI (?:also |then |first |just )?(?P<verb>read|edited|updated|modified|changed|refactored|"
@@ -145,67 +164,94 @@ def _blank(sentence: str, spans: list[tuple[int, int, str]]) -> str:
     return "".join(chars)
 
 
+@dataclass(frozen=True)
+class _Sentence:
+    """One sentence, with its quotes found and blanked out of ``plain``."""
+
+    text: str
+    plain: str
+    spans: list[tuple[int, int, str]]
+    again: bool
+
+    def claim(self, kind: ClaimKind, text: str, value: str, **extra: bool) -> Claim:
+        return Claim(kind, text, value, self.text, extra.pop("again", self.again), **extra)
+
+
+def _quotes_and_asks(s: _Sentence) -> Iterator[Claim]:
+    ask = _ASK.search(s.plain)
+    for _, _, quoted in s.spans:
+        inside_ask = ask is not None and s.text.find(quoted) > ask.start()
+        yield s.claim("ask" if inside_ask else "quote", quoted, quoted)
+    excerpt = _EXCERPT.search(s.plain)
+    if excerpt:
+        # From the sentence itself: the excerpt may hold quotes of its own.
+        quote = s.text[excerpt.start("quote") :].strip().rstrip(".")
+        failure = excerpt.group("how").lower() in _FAILURE_WORDS
+        yield s.claim("quote", quote, quote, excerpt=failure)
+    if ask:
+        yield s.claim("ask", ask.group(0).strip(), "", again=bool(ask.group("again")))
+
+
+def _subjects(s: _Sentence, plain: str) -> Iterator[Claim]:
+    for match in _URL.finditer(plain):
+        url = match.group(0).rstrip(".,;:")
+        yield s.claim("subject", url, url)
+    for match in _PATH.finditer(_URL.sub(" ", plain)):
+        path = match.group(0).rstrip(".,;:")
+        if path.lower() not in _NOT_PATHS and re.search(r"[a-z]", path, re.I):
+            yield s.claim("subject", path, path)
+
+
+def _counts_and_outcomes(s: _Sentence, plain: str) -> Iterator[Claim]:
+    for pattern in _COUNTS:
+        for match in pattern.finditer(plain):
+            yield s.claim("count", match.group(0), match.group(0))
+    for outcome, pattern in _OUTCOMES:
+        found = pattern.search(plain)
+        if found:
+            yield s.claim("outcome", found.group(0), outcome)
+
+
+def _voices(s: _Sentence, plain: str) -> Iterator[Claim]:
+    for pattern, value in (
+        (_FUTURE, "future"),
+        (_PROGRESSIVE, "progressive"),
+        (_AGENT_VOICE, "agent"),
+        (_MARKUP, "markup"),
+    ):
+        found = pattern.search(plain)
+        if found:
+            yield s.claim("voice", found.group(0), value)
+    for pattern, value in ((_FILLER, "filler"), (_INTERNAL, "internal")):
+        found = pattern.search(s.text)
+        if found:
+            yield s.claim("voice", found.group(0), value)
+    # Two commands elided to the same text can't be told apart: "`python3 -c …`" twice.
+    elided = [m.group(1) for m in _BACKTICK.finditer(s.text) if "…" in m.group(1)]
+    twins = [command for command in elided if elided.count(command) > 1]
+    if twins:
+        yield s.claim("voice", twins[0], "twins")
+
+
+def _actions(s: _Sentence, plain: str) -> Iterator[Claim]:
+    first = _ACTIONS.search(plain)
+    if first is None:
+        return
+    # "I edited a.py, ran the tests and committed": each verb of the list is an act.
+    for match in (first, *_MORE_ACTIONS.finditer(plain, first.end())):
+        yield s.claim("action", match.group(0).strip(" ,"), match.group("verb").lower())
+
+
 def extract(text: str) -> list[Claim]:
     """Every claim in ``text``, in order."""
     claims: list[Claim] = []
     for sentence in _SENTENCE.split(text.strip()):
-        again = bool(_AGAIN.search(sentence))
         spans = _quoted_spans(sentence)
-        plain = _blank(sentence, spans)
-        ask = _ASK.search(plain)
-        for _, _, quoted in spans:
-            kind: ClaimKind = "ask" if ask and sentence.find(quoted) > ask.start() else "quote"
-            claims.append(Claim(kind, quoted, quoted, sentence, again))
-        excerpt = _EXCERPT.search(plain)
-        if excerpt:
-            # From the sentence itself: the excerpt may hold quotes of its own.
-            quote = sentence[excerpt.start("quote") :].strip().rstrip(".")
-            failure = excerpt.group("how").lower() in _FAILURE_WORDS
-            claims.append(Claim("quote", quote, quote, sentence, again, excerpt=failure))
-            plain = plain[: excerpt.start("quote")]
-        if ask:
-            claims.append(Claim("ask", ask.group(0).strip(), "", sentence, bool(ask.group("again"))))
-        for match in _URL.finditer(plain):
-            url = match.group(0).rstrip(".,;:")
-            claims.append(Claim("subject", url, url, sentence, again))
-        bare = _URL.sub(" ", plain)
-        for match in _PATH.finditer(bare):
-            path = match.group(0).rstrip(".,;:")
-            if path.lower() in _NOT_PATHS or not re.search(r"[a-z]", path, re.I):
-                continue
-            claims.append(Claim("subject", path, path, sentence, again))
-        for pattern in _COUNTS:
-            for match in pattern.finditer(plain):
-                claims.append(Claim("count", match.group(0), match.group(0), sentence, again))
-        for outcome, pattern in _OUTCOMES:
-            match = pattern.search(plain)
-            if match:
-                claims.append(Claim("outcome", match.group(0), outcome, sentence, again))
-        for pattern, value in (
-            (_FUTURE, "future"),
-            (_PROGRESSIVE, "progressive"),
-            (_AGENT_VOICE, "agent"),
-            (_MARKUP, "markup"),
-        ):
-            match = pattern.search(plain)
-            if match:
-                claims.append(Claim("voice", match.group(0), value, sentence, again))
-        filler = _FILLER.search(sentence)
-        if filler:
-            claims.append(Claim("voice", filler.group(0), "filler", sentence, again))
-        internal = _INTERNAL.search(sentence)
-        if internal:
-            claims.append(Claim("voice", internal.group(0), "internal", sentence, again))
-        # Two commands elided to the same text can't be told apart: "`python3 -c …`" twice.
-        commands = [m.group(1) for m in _BACKTICK.finditer(sentence) if "…" in m.group(1)]
-        if len(commands) != len(set(commands)):
-            twin = next(c for c in commands if commands.count(c) > 1)
-            claims.append(Claim("voice", twin, "twins", sentence, again))
-        first = _ACTIONS.search(plain)
-        if first:
-            # "I edited a.py, ran the tests and committed": each verb of the list is an act.
-            acts = [first, *_MORE_ACTIONS.finditer(plain, first.end())]
-            for match in acts:
-                verb = match.group("verb").lower()
-                claims.append(Claim("action", match.group(0).strip(" ,"), verb, sentence, again))
+        s = _Sentence(sentence, _blank(sentence, spans), spans, bool(_AGAIN.search(sentence)))
+        claims.extend(_quotes_and_asks(s))
+        excerpt = _EXCERPT.search(s.plain)
+        # What follows "failed:" is the tool's text, not the narrator's own claims.
+        plain = s.plain[: excerpt.start("quote")] if excerpt else s.plain
+        for finder in (_subjects, _counts_and_outcomes, _voices, _actions):
+            claims.extend(finder(s, plain))
     return claims

@@ -17,10 +17,21 @@ from typing import Any
 
 from monologue.events import Event
 
-__all__ = ["Call", "Evidence", "Ledger", "kind_of", "norm", "outcome_of", "prompt_origin"]
+__all__ = [
+    "ERROR_LINE",
+    "Call",
+    "Evidence",
+    "Ledger",
+    "error_lines",
+    "kind_of",
+    "norm",
+    "outcome_of",
+    "prompt_origin",
+]
 
 _SPACE = re.compile(r"\s+")
-_QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "`": ""})
+# Typographic quotes read as plain ones.
+_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "`": ""})
 
 
 def norm(text: str) -> str:
@@ -100,6 +111,26 @@ def outcome_of(output: str, is_error: bool) -> str:
     return "error" if is_error else "ok"
 
 
+# The shapes tools print their errors in: a quoted failure must be one of these lines
+# when the failing output has any (not the advice after it, nor a stack frame).
+ERROR_LINE = re.compile(
+    r"^\s*(?:[✘✗\u00d7]|\[error\]|error\b|fatal:|hint:|panic:|e\d{3}\b)|"
+    r"(?:error|exception|exit)[:!]|^\S+:\d+(?::\d+)?: |<tool_use_error>|"
+    r"\b(?:could not|cannot|can't|unable to|not found|no such|denied|not permitted)\b",
+    re.IGNORECASE,
+)
+_STATUS_LINE = re.compile(r"^\s*exit code \d+\s*$", re.I)
+
+
+def error_lines(output: str) -> list[str]:
+    """The lines a failure may be quoted by: error-shaped ones, and the output's first
+    line (where most tools say what went wrong); never a bare exit status."""
+    text = re.sub(r"</?tool_use_error>", "\n", output)
+    lines = [line for line in text.splitlines() if line.strip()]
+    chosen = [line for line in lines if ERROR_LINE.search(line) or line is lines[0]]
+    return [norm(line) for line in chosen if not _STATUS_LINE.match(line)]
+
+
 @dataclass
 class Call:
     """One tool call and, when covered, its result."""
@@ -120,6 +151,10 @@ class Call:
     def outcome(self) -> str:
         # Read once the result is in (Evidence.of sets output before anyone asks).
         return "pending" if self.output is None else outcome_of(self.output, self.is_error)
+
+    @cached_property
+    def error_lines(self) -> list[str]:
+        return error_lines(self.output or "")
 
     @property
     def cancelled(self) -> bool:
@@ -209,7 +244,11 @@ class Ledger:
                 self.recent_calls.popitem(last=False)
         elif event.type == "tool_result":
             output = _text_of(event.data.get("output"))
-            if outcome_of(output, bool(event.data.get("is_error"))) in ("error", "failed", "crashed"):
+            if outcome_of(output, bool(event.data.get("is_error"))) in (
+                "error",
+                "failed",
+                "crashed",
+            ):
                 self.failures += 1
         elif event.type == "user_message" and prompt_origin(event) == "user":
             self._keep(self.prompts, norm(str(event.data.get("text", ""))))
@@ -274,8 +313,10 @@ class Evidence:
             elif event.type == "tool_result":
                 data = event.data
                 use_id = str(data.get("tool_use_id") or "")
-                call = calls.get(use_id)
-                if call is None:
+                known = calls.get(use_id)
+                if known is not None:
+                    call = known
+                else:
                     earlier = before.recent_calls.get(use_id) if before else None
                     if earlier is not None:
                         call = _call(earlier)

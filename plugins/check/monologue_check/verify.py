@@ -9,7 +9,7 @@ from collections.abc import Callable
 from monologue.checking import Violation
 
 from .claims import Claim, extract, number
-from .evidence import Call, Evidence, norm
+from .evidence import ERROR_LINE, Call, Evidence, norm
 
 __all__ = ["check_text"]
 
@@ -41,42 +41,14 @@ def _path_found(path: str, evidence: Evidence, before: bool) -> bool:
 _EARLIER = re.compile(r"\b(?:again|once more|still|last|earlier|before)\b", re.I)
 
 
-# The shapes tools print their errors in: a quoted failure must be one of these lines
-# when the failing output has any (not the advice after it, nor a stack frame).
-_ERROR_LINE = re.compile(
-    r"^\s*(?:[✘✗×]|\[error\]|error\b|fatal:|hint:|panic:|e\d{3}\b)|"
-    r"(?:error|exception|exit)[:!]|^\S+:\d+(?::\d+)?: |<tool_use_error>|"
-    r"\b(?:could not|cannot|can't|unable to|not found|no such|denied|not permitted)\b",
-    re.IGNORECASE,
-)
 _MEANINGFUL = 12
-
-
-_STATUS_LINE = re.compile(r"^\s*exit code \d+\s*$", re.I)
-
-
-def _error_lines(output: str) -> list[str]:
-    """The lines a failure may be quoted by: error-shaped ones, and the output's first
-    line (where most tools say what went wrong); never a bare exit status."""
-    text = re.sub(r"</?tool_use_error>", "\n", output)
-    lines = [line for line in text.splitlines() if line.strip()]
-    chosen = [line for line in lines if _ERROR_LINE.search(line) or line is lines[0]]
-    return [norm(line) for line in chosen if not _STATUS_LINE.match(line)]
-
-
-def _error_lines_of(call: Call) -> list[str]:
-    """A result's error lines, worked out once per result however many claims ask."""
-    cached: list[str] | None = call.__dict__.get("_error_lines")
-    if cached is None:
-        cached = call.__dict__["_error_lines"] = _error_lines(call.output or "")
-    return cached
 
 
 def _excerpt(claim: Claim, evidence: Evidence) -> str | None:
     """A failure's quoted text: from an error line of a failing result (any line, where
     the output has no error-shaped one), and enough of it to say something."""
     failing = [c for c in evidence.results if c.is_error or c.outcome in ("failed", "crashed")]
-    candidates = [_error_lines_of(c) for c in failing]
+    candidates = [c.error_lines for c in failing]
     lines = [line for lines in candidates for line in lines if line]
     if not lines:
         return None
@@ -86,7 +58,7 @@ def _excerpt(claim: Claim, evidence: Evidence) -> str | None:
         len(longest) >= _MEANINGFUL or any(line == longest for line in lines)
     ):
         return None
-    shown = next((line for line in lines if _ERROR_LINE.search(line)), lines[0])
+    shown = next((line for line in lines if ERROR_LINE.search(line)), lines[0])
     return f"quotes {claim.value!r} as the error, but the output's error is {shown[:80]!r}"
 
 
@@ -127,12 +99,16 @@ def _ask_quote(claim: Claim, evidence: Evidence) -> str | None:
     prompts = [*evidence.prompts, *evidence.before.prompts]
     if all(any(norm(part) in prompt for prompt in prompts) for part in _fragments(claim.value)):
         return None
-    if any(all(norm(part) in text for part in _fragments(claim.value)) for text in evidence.injected):
+    if any(
+        all(norm(part) in text for part in _fragments(claim.value)) for text in evidence.injected
+    ):
         return f"tells injected text {claim.value!r} as the user's ask"
     return f"quotes {claim.value!r} as the user's ask, but no user prompt says it"
 
 
-_TEST_VERDICT = re.compile(r"(\d[\d,]*) (passed|failed|errors?|error|skipped|xfailed|warnings?)", re.I)
+_TEST_VERDICT = re.compile(
+    r"(\d[\d,]*) (passed|failed|errors?|error|skipped|xfailed|warnings?)", re.I
+)
 
 
 def _numbers(text: str) -> set[int]:
@@ -188,9 +164,7 @@ def _count(claim: Claim, evidence: Evidence) -> str | None:
         everywhere = max(bounds)
         if n in (here, failing) or min(bounds) <= n <= everywhere:
             return None
-        return (
-            f"says {n} failed, but {here} covered result(s) failed ({everywhere} in the session)"
-        )
+        return f"says {n} failed, but {here} covered result(s) failed ({everywhere} in the session)"
     if " of " in text and ("failed" in text or "passed" in text or "errored" in text):
         total = amounts[1] if len(amounts) > 1 else n
         if n in _numbers(outputs) and total in _test_totals(outputs):
@@ -208,8 +182,10 @@ def _count(claim: Claim, evidence: Evidence) -> str | None:
         return f"says {claim.value!r}, but the events show {here} here and {max(low, high)} in all"
     if "cancel" in text:
         cancelled = sum(1 for c in evidence.results if c.cancelled)
-        return None if n == cancelled else (
-            f"says {claim.value!r}, but {cancelled} covered result(s) were cancelled"
+        return (
+            None
+            if n == cancelled
+            else (f"says {claim.value!r}, but {cancelled} covered result(s) were cancelled")
         )
     if text.startswith("found"):
         searches = [c for c in evidence.results if c.kind in ("search", "run", "other", "read")]
@@ -256,18 +232,33 @@ def _action_count(claim: Claim, n: int, calls: list[Call]) -> str | None:
     mine = [c for c in calls if c.kind in kinds]
     if "job" in claim.value.lower():
         mine = [c for c in mine if c.kind == "job"] or mine
-        ids = {str(c.input.get("bash_id") or c.input.get("task_id") or c.input.get("shell_id") or c.subject) for c in mine}
-        return None if n == len(ids) else (
-            f"says {claim.value!r}, but the events show {len(ids)} distinct job(s)"
+        ids = {
+            str(
+                c.input.get("bash_id")
+                or c.input.get("task_id")
+                or c.input.get("shell_id")
+                or c.subject
+            )
+            for c in mine
+        }
+        return (
+            None
+            if n == len(ids)
+            else (f"says {claim.value!r}, but the events show {len(ids)} distinct job(s)")
         )
     distinct = {norm(c.subject) for c in mine}
     if n in (len(mine), len(distinct)):
         return None
     # "The explore sub-agent ran 2 commands": a count may be one agent's.
-    per_agent = {agent: sum(1 for c in mine if c.agent == agent) for agent in {c.agent for c in mine}}
+    per_agent = {
+        agent: sum(1 for c in mine if c.agent == agent) for agent in {c.agent for c in mine}
+    }
     if n in per_agent.values():
         return None
-    return f"says {claim.value!r}, but {len(mine)} such call(s) on {len(distinct)} subject(s) are covered"
+    return (
+        f"says {claim.value!r}, but {len(mine)} such call(s) "
+        f"on {len(distinct)} subject(s) are covered"
+    )
 
 
 def _outcome(claim: Claim, evidence: Evidence) -> str | None:
@@ -284,8 +275,10 @@ def _outcome(claim: Claim, evidence: Evidence) -> str | None:
                 return "says it passed, but the output shows a crash"
             return "says it passed, but no covered result shows a pass"
         case "crashed":
-            return None if outcomes & {"crashed", "error", "failed"} else (
-                "says it crashed, but no covered result shows a crash"
+            return (
+                None
+                if outcomes & {"crashed", "error", "failed"}
+                else ("says it crashed, but no covered result shows a crash")
             )
         case "failed":
             if any(c.is_error or c.outcome in ("failed", "crashed") for c in results):
@@ -346,7 +339,7 @@ def _action(claim: Claim, evidence: Evidence) -> str | None:
     pattern = _ACT_COMMANDS.get(claim.value)
     if pattern is not None:
         calls = [c for c in calls if pattern.search(c.subject.lower())]
-    if calls or (claim.again or _EARLIER.search(claim.sentence)) and evidence.before.calls:
+    if calls or ((claim.again or _EARLIER.search(claim.sentence)) and evidence.before.calls):
         return None
     return f"says {claim.text!r}, but no covered tool call did that"
 
@@ -398,4 +391,3 @@ def check_text(text: str, evidence: Evidence) -> tuple[int, list[Violation]]:
         if why is not None:
             violations.append(Violation(kind=claim.kind, claim=claim.text, why=why))
     return len(claims), violations
-

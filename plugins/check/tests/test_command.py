@@ -18,14 +18,15 @@ Cli = Callable[..., Result]
 
 def record(folder: Path, session_id: str, narrative: str) -> Path:
     """A recording: a failing test run, then one narrative covering it."""
+    call = {"tool_name": "Bash", "tool_use_id": "t1", "input": {"command": "pytest -q"}}
+    result = {"tool_use_id": "t1", "output": "2 failed, 38 passed in 1.1s", "is_error": True}
+    told = {"text": narrative, "narrator": "template", "reason": "buffer", "covers": ["e1", "e2"]}
+    common = {"session_id": session_id, "agent": "coder"}
     events = [
-        Event(id="e1", session_id=session_id, agent="coder", type="tool_call",
-              data={"tool_name": "Bash", "tool_use_id": "t1", "input": {"command": "pytest -q"}}),
-        Event(id="e2", session_id=session_id, agent="coder", type="tool_result",
-              data={"tool_use_id": "t1", "output": "2 failed, 38 passed in 1.1s", "is_error": True}),
-        Event(id="e3", session_id=session_id, agent="coder", type="narrative", visibility="user",
-              data={"text": narrative, "narrator": "template", "reason": "buffer", "covers": ["e1", "e2"]}),
-    ]  # fmt: skip
+        Event(id="e1", type="tool_call", data=call, **common),
+        Event(id="e2", type="tool_result", data=result, **common),
+        Event(id="e3", type="narrative", visibility="user", data=told, **common),
+    ]
     header = RecordingHeader(session_id=session_id, agent="coder", started_at=datetime.now(UTC))
     path = folder / f"{session_id}.jsonl"
     lines = [header.model_dump_json(), *(e.model_dump_json() for e in events)]

@@ -4,7 +4,6 @@ text that replaces a false one true by construction."""
 from __future__ import annotations
 
 import pytest
-
 from monologue_check.evidence import Evidence, Ledger
 from monologue_check.plain import safe_text
 from monologue_check.verify import check_text

@@ -7,11 +7,11 @@ import pytest
 
 pytest.importorskip("monologue_anthropic")
 
-from monologue_anthropic.testing import LoopbackAPI, Reply  # noqa: E402
+from monologue_anthropic.testing import LoopbackAPI, Reply
 
-from monologue.testing import PluginSandbox  # noqa: E402
+from monologue.testing import PluginSandbox
 
-from .test_live import run_agent  # noqa: E402
+from .test_live import run_agent
 
 FALSE = "I ran `pytest -q`; all 40 tests passed, and I pushed the fix."
 STILL_FALSE = "I fixed the tests in src/retry.py; all 40 passed."

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+
 import pytest
 
 from monologue import Session, hookimpl
