@@ -16,6 +16,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 CORE = REPO / "core" / "monologue"
 PUBLIC_MODULES = (
+    "checking",
     "cli",
     "config",
     "digest",

@@ -1,41 +1,44 @@
 """What narrating a session cost: model requests and tokens (from the ``usage`` that
-narratives and other narration events carry) and, where the model is in the small price
-table below, dollars. A model not in the table is counted in tokens only, and named."""
+narratives and other narration events carry) and, where the model's price is known, dollars.
+
+Prices come from pydantic's maintained ``genai-prices`` data (bundled with the package: no
+request is made), imported only when an event carries usage, since its data takes about a
+second to load and the offline narrator never reports any. A model it does not know is
+counted in tokens only, and named."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
     from .events import Event
 
-__all__ = ["PRICES", "NarrationCost", "price_of"]
-
-PRICES: Final[dict[str, tuple[float, float]]] = {
-    # US dollars per million input and output tokens (Anthropic's list prices, 2025).
-    "claude-haiku-4-5": (1.0, 5.0),
-    "claude-3-5-haiku": (0.8, 4.0),
-    "claude-3-haiku": (0.25, 1.25),
-    "claude-sonnet-4": (3.0, 15.0),
-    "claude-3-7-sonnet": (3.0, 15.0),
-    "claude-3-5-sonnet": (3.0, 15.0),
-    "claude-opus-4-5": (5.0, 25.0),
-    "claude-opus-4": (15.0, 75.0),
-}
-"""Prices by model name prefix; the longest matching prefix wins (dated ids match)."""
-_CACHE_READ: Final = 0.1
-_CACHE_WRITE: Final = 1.25
-"""Cache reads and writes, as a fraction of the input price."""
+__all__ = ["NarrationCost", "dollars_of"]
 
 
-def price_of(model: str | None) -> tuple[float, float] | None:
-    """The input and output price per million tokens of ``model``; ``None`` if unknown."""
+def dollars_of(model: str | None, tokens: Mapping[str, int]) -> float | None:
+    """What one request to ``model`` cost, from its ``usage`` counters (Anthropic's names:
+    ``input_tokens`` excludes the cache's reads and writes); ``None`` if the price is unknown."""
     if not model:
         return None
-    matches = [prefix for prefix in PRICES if model.startswith(prefix)]
-    return PRICES[max(matches, key=len)] if matches else None
+    from genai_prices import Usage, calc_price
+
+    reads = tokens.get("cache_read_input_tokens", 0)
+    writes = tokens.get("cache_creation_input_tokens", 0)
+    usage = Usage(
+        # genai-prices counts cache tokens as part of the input.
+        input_tokens=tokens.get("input_tokens", 0) + reads + writes,
+        output_tokens=tokens.get("output_tokens", 0),
+        cache_read_tokens=reads,
+        cache_write_tokens=writes,
+    )
+    try:
+        return float(calc_price(usage, model_ref=model).total_price)
+    except LookupError:
+        return None
 
 
 class NarrationCost(BaseModel):
@@ -68,19 +71,12 @@ class NarrationCost(BaseModel):
         self.cache_read_tokens += reads
         self.cache_write_tokens += writes
         model = event.data.get("model")
-        price = price_of(model if isinstance(model, str) else None)
-        if price is None:
+        dollars = dollars_of(model if isinstance(model, str) else None, tokens)
+        if dollars is None:
             name = model if isinstance(model, str) and model else "unknown"
             if name not in self.unpriced_models:
                 self.unpriced_models.append(name)
             return
-        per_input, per_output = price
-        dollars = (
-            tokens.get("input_tokens", 0) * per_input
-            + reads * per_input * _CACHE_READ
-            + writes * per_input * _CACHE_WRITE
-            + tokens.get("output_tokens", 0) * per_output
-        ) / 1e6
         self.cost_usd = round((self.cost_usd or 0.0) + dollars, 6)
 
     def describe(self) -> str:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ._narration import Narration
     from ._sessions import Session
     from ._skills import SkillCall, SkillResult, SkillSpec
+    from .checking import ClaimCheck
     from .config import MonologueConfig
     from .events import Event
     from .lines import LineParser
@@ -198,6 +199,32 @@ class Hooks:
         no controller answers."""
         answer, plugin = self._first("control", {"session": session, "context": context})
         return answer, plugin
+
+    def check_narrative(
+        self, session: Session, events: list[Event], text: str, reason: str
+    ) -> ClaimCheck | None:
+        """The first claim checker's verdict on ``text``; ``None`` when none is installed.
+
+        A checker that raises is reported against its plugin, and the exception propagates:
+        the caller delivers the narrative marked unchecked rather than as if it had passed.
+        """
+        from .checking import ClaimCheck
+
+        kwargs = {"session": session, "events": events, "text": text, "reason": reason}
+        for impl in self.impls("check_narrative"):
+            try:
+                answer = self.call_impl(impl, **kwargs)
+            except Exception as exc:
+                self.report(impl.plugin_name, "check_narrative", exc)
+                raise
+            if answer is None:
+                continue
+            if not isinstance(answer, ClaimCheck):
+                raise TypeError(
+                    f"check_narrative of {impl.plugin_name!r} returned {type(answer).__name__}"
+                )
+            return answer
+        return None
 
     def narrator_context(self, session: Session) -> str | None:
         """The first context slice a plugin keeps for ``session`` (see the hookspec)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict
 
 from .events import Usage
@@ -18,6 +20,8 @@ class Narration(BaseModel):
     text: str
     model: str | None = None
     usage: Usage | None = None
+    checked: dict[str, Any] | None = None
+    """The claim check's record (see :mod:`monologue.checking`), set by the core."""
 
     @property
     def is_wait(self) -> bool:

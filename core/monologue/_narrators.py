@@ -8,6 +8,7 @@ start with the plugin's own reason (``narrator_unavailable``).
 from __future__ import annotations
 
 import logging
+import time
 import weakref
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from ._hooks import Hooks
     from ._narration import Narration
     from ._sessions import Session
+    from .checking import ClaimCheck
     from .config import MonologueConfig
     from .events import Event
 
@@ -102,12 +104,40 @@ def narrate(
     history: list[str],
     reason: str,
 ) -> Narration | None:
-    """Ask one narrator; ``None`` means *wait*. Its exceptions propagate to the caller."""
-    from ._narration import as_narration
+    """Ask one narrator; ``None`` means *wait*. Its exceptions propagate to the caller.
 
+    An answer is checked by the installed claim checker, if any, before it is returned (see
+    :mod:`monologue.checking`): a false one is retried once with feedback, when the narrator
+    takes it, or replaced by the checker's safe text."""
+    from ._narration import as_narration
+    from .checking import checked_narration
+
+    started = time.monotonic()
     impl = hooks.impl_of("narrate", narrator)
     if impl is None:
         raise LookupError(f"narrator {narrator!r} is no longer registered")
-    return as_narration(
-        hooks.call_impl(impl, session=session, events=events, history=history, reason=reason)
-    )
+
+    def ask(feedback: list[str] | None) -> Narration | None:
+        return as_narration(
+            hooks.call_impl(
+                impl,
+                session=session,
+                events=events,
+                history=history,
+                reason=reason,
+                feedback=feedback,
+            )
+        )
+
+    narration = ask(None)
+    if narration is None or narration.is_wait:
+        return narration
+
+    def check(text: str) -> ClaimCheck | None:
+        return hooks.check_narrative(session, events, text, reason)
+
+    # A retry gets what is left of the first half of the deadline; the second half is the
+    # narrator's own answer time, so a slow retry is never what makes narration miss it.
+    deadline = started + session.config.narrate_timeout_s / 2
+    retry = ask if "feedback" in impl.argnames else None
+    return checked_narration(narration, check, retry, deadline=deadline)

@@ -29,6 +29,7 @@ from ._helpers import EventHelpers, describe_keys
 from ._ids import new_id
 from ._lifecycle import Lifecycle, current
 from ._pending import PendingBuffer
+from .checking import log_first_false
 from .config import MonologueConfig, load_config
 from .events import Event, Usage, silent_types, utcnow
 
@@ -56,6 +57,9 @@ class _Counts:
     narratives: int = 0
     unadapted: int = 0
     late_events: int = 0
+    claims_false: int = 0
+    """Narratives whose claims a checker found false (retried or replaced before delivery)."""
+    unchecked: int = 0
 
 
 @dataclass
@@ -336,6 +340,15 @@ class Session(Lifecycle, EventHelpers):
         """True once repeated failures switched narration off for this session."""
         return self._worker is not None and self._worker.disabled
 
+    def _count_check(self, checked: dict[str, Any]) -> None:
+        status = checked.get("status")
+        if status == "unchecked":
+            self._counts.unchecked += 1
+        elif status in ("retried", "fallback"):
+            if not self._counts.claims_false:
+                log_first_false(self.id, checked)
+            self._counts.claims_false += 1
+
     def deliver(
         self,
         *,
@@ -347,8 +360,10 @@ class Session(Lifecycle, EventHelpers):
         model: str | None = None,
         usage: Usage | None = None,
         latency_ms: float | None = None,
+        checked: dict[str, Any] | None = None,
     ) -> Event | None:
-        """Turn narration text into a ``narrative`` event and hand it to every listener."""
+        """Turn narration text into a ``narrative`` event and hand it to every listener;
+        ``checked`` is the claim check's record (see :mod:`monologue.checking`)."""
         narrative = self.make_event(
             "narrative",
             {
@@ -361,6 +376,7 @@ class Session(Lifecycle, EventHelpers):
                 "usage": usage.model_dump() if usage is not None else None,
                 # Only with a digest too large to list: see docs/formats.md.
                 **({"covers_range": covers_range} if covers_range else {}),
+                **({"checked": checked} if checked else {}),
             },
             visibility="user",
         )
@@ -372,6 +388,8 @@ class Session(Lifecycle, EventHelpers):
             self.hints.clear()
             self.last_narrative_at = time.monotonic()
             self._counts.narratives += 1
+            if checked:
+                self._count_check(checked)
         self.dispatch(narrative)
         self.hooks.narrative(self, narrative)
         self._listeners.send(narrative)

@@ -245,6 +245,7 @@ class NarrationWorker:
             covers=ids,
             covers_range=span,
             latency_ms=round(latency_ms, 3),
+            checked=narration.checked,
         )
 
     def _record_wait_usage(self, narration: Narration, events: list[Event]) -> None:

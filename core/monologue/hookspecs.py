@@ -20,12 +20,14 @@ if TYPE_CHECKING:
     from ._narration import Narration
     from ._sessions import Session
     from ._skills import SkillCall, SkillResult, SkillSpec
+    from .checking import ClaimCheck
     from .config import MonologueConfig
     from .events import Event
     from .lines import LineParser
 
 __all__ = [
     "adapt",
+    "check_narrative",
     "control",
     "describe_settings",
     "execute_skill",
@@ -101,7 +103,11 @@ def should_speak(session: Session, event: Event) -> bool | str | None:
 
 @hookspec
 def narrate(
-    session: Session, events: list[Event], history: list[str], reason: str
+    session: Session,
+    events: list[Event],
+    history: list[str],
+    reason: str,
+    feedback: list[str] | None,
 ) -> str | Narration | None:
     """Turn buffered events into narration. Called only on the selected narrator plugin.
 
@@ -111,6 +117,26 @@ def narrate(
     ``session.is_first`` is true until a narrative has been delivered. Return the text or a
     :class:`~monologue.Narration` (text, model, usage); ``None``, ``""`` or ``"..."`` mean
     *wait*: the events stay buffered for the next call.
+
+    ``feedback`` is ``None`` on the first call. A narrator that accepts the argument can be
+    asked once more when a claim checker found its answer false: ``feedback`` then lists
+    each false claim and what the events show instead, and the answer should say only what
+    the events show.
+    """
+
+
+@hookspec(firstresult=True)
+def check_narrative(
+    session: Session, events: list[Event], text: str, reason: str
+) -> ClaimCheck | None:
+    """Check the claims of narration ``text`` against the ``events`` it covers. First answer
+    wins.
+
+    Runs on the narrator pool, inside the narrator's deadline, after ``narrate`` answered
+    and before the narrative is delivered; never on the agent's thread. Return a
+    :class:`~monologue.checking.ClaimCheck`: its ``violations`` (empty when every claim
+    holds) and a ``safe_text`` told only from verified facts, delivered instead of a false
+    narration. ``None`` means no opinion: the narration goes out as it is.
     """
 
 

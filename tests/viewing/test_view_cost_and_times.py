@@ -11,7 +11,7 @@ import pytest
 from viewing_support import Cli
 
 from monologue import Narration
-from monologue._cost import NarrationCost, price_of
+from monologue._cost import NarrationCost, dollars_of
 from monologue.events import Event, RecordingHeader, Usage
 from monologue.testing import MockNarrator
 
@@ -51,11 +51,14 @@ def recorded_session(path: Path, model: str | None) -> list[Event]:
     return ordered
 
 
-def test_prices_match_dated_model_ids_by_their_longest_prefix() -> None:
-    assert price_of("claude-haiku-4-5-20251001") == (1.0, 5.0)
-    assert price_of("claude-opus-4-5-20251101") == (5.0, 25.0)
-    assert price_of("claude-opus-4-1") == (15.0, 75.0)
-    assert price_of("my-local-model") is None and price_of(None) is None
+def test_prices_come_from_the_maintained_price_data() -> None:
+    million = {"input_tokens": 1_000_000, "output_tokens": 1_000_000}
+    assert dollars_of("claude-haiku-4-5-20251001", million) == pytest.approx(1.0 + 5.0)
+    assert dollars_of("claude-opus-4-1", million) == pytest.approx(15.0 + 75.0)
+    # Cache reads are a tenth of the input price; Anthropic counts them apart from input.
+    reads = {"input_tokens": 0, "cache_read_input_tokens": 1_000_000}
+    assert dollars_of("claude-haiku-4-5", reads) == pytest.approx(0.1)
+    assert dollars_of("my-local-model", million) is None and dollars_of(None, million) is None
 
 
 def test_replay_json_shows_requests_tokens_and_cost(run_cli: Cli, tmp_path: Path) -> None:

@@ -74,10 +74,16 @@ def on_session_start(session: Session) -> None:
 
 
 @hookimpl
-def narrate(session: Session, events: list[Event], history: list[str], reason: str) -> Narration:
+def narrate(
+    session: Session,
+    events: list[Event],
+    history: list[str],
+    reason: str,
+    feedback: list[str] | None,
+) -> Narration:
     from .narrator import narrate as run
 
-    return run(session, events, history, reason)
+    return run(session, events, history, reason, feedback)
 
 
 def _looks_anthropic(obj: Any) -> bool:

@@ -32,17 +32,32 @@ def request_budget(timeout_s: float) -> float:
     return timeout_s - min(timeout_s * 0.1, 0.5)
 
 
-def narrate(session: Session, events: list[Event], history: list[str], reason: str) -> Narration:
+def narrate(
+    session: Session,
+    events: list[Event],
+    history: list[str],
+    reason: str,
+    feedback: list[str] | None = None,
+) -> Narration:
+    """One narration; with ``feedback`` (a claim checker's findings on the first answer),
+    the same prompt with those findings, so the model can say only what the events show."""
     settings = settings_of(session)
     key = api_key()
     if key is None:
         raise NarrationError("ANTHROPIC_API_KEY is not set any more; cannot narrate")
     parts = build_prompt(session, events, history, reason, settings)
+    user = parts["user"]
+    if feedback:
+        findings = "\n".join(f"- {line}" for line in feedback)
+        user += (
+            "\n\nYour previous narration of these events made claims the events do not "
+            f"show:\n{findings}\nNarrate again, stating only what the events show."
+        )
     request: dict[str, Any] = {
         "model": resolve_model(session.config.model),
         "max_tokens": settings.max_tokens,
         "system": parts["system"],
-        "messages": [{"role": "user", "content": parts["user"]}],
+        "messages": [{"role": "user", "content": user}],
     }
     deadline = time.monotonic() + request_budget(session.config.narrate_timeout_s)
     message = create_message(settings, key, request, deadline)

@@ -1,0 +1,57 @@
+"""``monologue check``: audit recorded narratives against their recorded events."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+__all__ = ["check_command"]
+
+
+def _resolve(target: str) -> Path:
+    """A path as given, else the recording of session ``target`` in the record folder."""
+    path = Path(target)
+    if path.exists() or path.suffix or "/" in target:
+        return path
+    from monologue.config import load_config
+
+    recorded = load_config().resolved_record_dir() / f"{target}.jsonl"
+    if recorded.exists():
+        return recorded
+    raise click.UsageError(f"{target!r} is neither a file nor a recorded session id")
+
+
+@click.command("check")
+@click.argument("targets", nargs=-1, required=True, metavar="RECORDING|SESSION_ID...")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON array, one audit each.")
+def check_command(targets: tuple[str, ...], as_json: bool) -> None:
+    """Check every recorded narrative's claims against the events it covers.
+
+    Quotes, subjects (paths, URLs), counts, outcomes ("passed", "done"), asks ("You asked
+    me") and voice are each held against the recorded events. Each false narrative is
+    printed with why and the events it covers, then totals per claim kind. Exits 1 when any
+    narrative makes a false claim, 2 when a target cannot be read.
+    """
+    from monologue.errors import MonologueError
+
+    from .audit import audit_path, findings_text
+
+    audits = []
+    for target in targets:
+        path = _resolve(target)
+        if not path.is_file():
+            raise click.UsageError(f"{target}: no such recording")
+        try:
+            audits.append(audit_path(path))
+        except MonologueError as exc:
+            raise click.ClickException(f"{target}: {exc}") from None
+    if as_json:
+        click.echo(json.dumps([a.model_dump(mode="json") for a in audits], indent=2))
+    else:
+        for audit in audits:
+            for line in findings_text(audit):
+                click.echo(line)
+    if not all(audit.ok for audit in audits):
+        raise SystemExit(1)

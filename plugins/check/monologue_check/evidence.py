@@ -1,0 +1,377 @@
+"""What the events show: the facts a narrative's claims are checked against.
+
+Built from the events a narrative covers, plus a small ledger of the session before them
+(for "again", "after N tool calls" and "You asked me" across turns). Everything is
+normalised the same way as the claims (:func:`norm`), so a claim is true when its text is
+found in the evidence, whatever the spacing, case or quoting.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict, deque
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from monologue.events import Event
+
+__all__ = [
+    "ERROR_LINE",
+    "Call",
+    "Evidence",
+    "Ledger",
+    "error_lines",
+    "kind_of",
+    "norm",
+    "outcome_of",
+    "prompt_origin",
+]
+
+_SPACE = re.compile(r"\s+")
+# Typographic quotes read as plain ones.
+_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "`": ""})
+
+
+def norm(text: str) -> str:
+    """Lower case, one space between words, typographic quotes made plain, backticks gone."""
+    return _SPACE.sub(" ", text.translate(_QUOTES)).strip().lower()
+
+
+_KINDS = {
+    "read": ("read", "read_file", "view", "cat", "notebookread", "readmcpresourcetool"),
+    "edit": ("edit", "multiedit", "notebookedit", "str_replace", "edit_file", "apply_patch"),
+    "write": ("write", "write_file", "create_file"),
+    "run": ("bash", "shell", "execute_bash", "run_command", "run_shell_command", "terminal"),
+    "search": ("grep", "glob", "search_files", "find_files", "ls", "list_dir", "list_files"),
+    "fetch": ("webfetch", "websearch", "web_fetch", "web_search", "fetch", "fetch_url"),
+    "agent": ("task", "agent"),
+    "job": ("bashoutput", "taskoutput", "agentoutputtool"),
+}
+_KIND_OF = {name: kind for kind, names in _KINDS.items() for name in names}
+_EDITOR = {"view": "read", "create": "write", "str_replace": "edit", "insert": "edit"}
+
+
+def kind_of(tool_name: str | None, tool_input: Mapping[str, Any] | None = None) -> str:
+    """``read``, ``edit``, ``write``, ``run``, ``search``, ``fetch``, ``agent``, ``job`` or
+    ``other``: the broad kind a reader's words ("I read 2 files") count by."""
+    name = (tool_name or "").lower()
+    if name == "str_replace_editor":
+        return _EDITOR.get(str((tool_input or {}).get("command")), "edit")
+    return _KIND_OF.get(name, "other")
+
+
+# Output that shows a run crashed or never got going, whatever its exit status says.
+_CRASH = re.compile(
+    r"traceback \(most recent call last\)|\*\* \(\w+(?:error|exception)\)|"
+    r"^\s*(?:error|fatal)(?:\[e\d+\])?:|segmentation fault|panic:|"
+    r"command not found|no such file or directory|modulenotfounderror|importerror|"
+    r"syntaxerror|could not (?:compile|start|find)|compilation error|killed",
+    re.IGNORECASE | re.MULTILINE,
+)
+_FAILED_COUNT = re.compile(
+    r"\b([1-9]\d*) (?:failed|failures?|failing|errors?)\b|\bfailures?[=:] ?([1-9]\d*)|"
+    r"^failed\b|\bFAIL(?:ED)?\b|✗|✘",
+    re.MULTILINE,
+)
+_PASS = re.compile(
+    r"\b\d+ (?:passed|passing|tests? ok|examples?, 0 failures)\b|\ball tests? passed\b|"
+    r"^ok\b|\bOK\b(?: \(|$)|\bPASS(?:ED)?\b|\b0 failures\b|\btests? passed\b|"
+    r"\bsucceeded\b|\bsuccess(?:fully)?\b",
+    re.MULTILINE,
+)
+_NOT_RUN = re.compile(
+    r"command not found|no such file|permission denied|cannot execute|not recognized|"
+    r"timed? ?out|interrupted|tool_use_error|rejected|denied|blocked|invalid|not allowed|"
+    r"unknown (?:command|option)|usage:|could not (?:start|find)|failed to (?:start|spawn)",
+    re.IGNORECASE,
+)
+_CANCELLED = re.compile(r"cancel|sibling tool call errored|aborted", re.IGNORECASE)
+
+
+_WINDOW = 8192
+
+
+def outcome_of(output: str, is_error: bool) -> str:
+    """``passed`` (the output shows a pass and no failure), ``failed``, ``crashed`` (the
+    output shows a crash or start-up failure and no pass), ``error`` (the tool reported an
+    error and the output says no more) or ``ok`` (no verdict either way, no error)."""
+    if len(output) > 2 * _WINDOW:
+        # A verdict is at the start (a crash) or the end (a summary), never mid-dump.
+        output = output[:_WINDOW] + "\n" + output[-_WINDOW:]
+    failed = _FAILED_COUNT.search(output) is not None
+    passed = _PASS.search(output) is not None
+    if failed:
+        return "failed"
+    if _CRASH.search(output) and not passed:
+        return "crashed"
+    if passed:
+        return "passed"
+    return "error" if is_error else "ok"
+
+
+# The shapes tools print their errors in: a quoted failure must be one of these lines
+# when the failing output has any (not the advice after it, nor a stack frame).
+ERROR_LINE = re.compile(
+    r"^\s*(?:[✘✗\u00d7]|\[error\]|error\b|fatal:|hint:|panic:|e\d{3}\b)|"
+    r"(?:error|exception|exit)[:!]|^\S+:\d+(?::\d+)?: |<tool_use_error>|"
+    r"\b(?:could not|cannot|can't|unable to|not found|no such|denied|not permitted)\b",
+    re.IGNORECASE,
+)
+_STATUS_LINE = re.compile(r"^\s*exit code \d+\s*$", re.I)
+
+
+def error_lines(output: str) -> list[str]:
+    """The lines a failure may be quoted by: error-shaped ones, and the output's first
+    line (where most tools say what went wrong); never a bare exit status."""
+    text = re.sub(r"</?tool_use_error>", "\n", output)
+    lines = [line for line in text.splitlines() if line.strip()]
+    chosen = [line for line in lines if ERROR_LINE.search(line) or line is lines[0]]
+    return [norm(line) for line in chosen if not _STATUS_LINE.match(line)]
+
+
+@dataclass
+class Call:
+    """One tool call and, when covered, its result."""
+
+    tool_name: str
+    kind: str
+    input: dict[str, Any]
+    id: str = ""
+    agent: str = ""
+    output: str | None = None
+    is_error: bool = False
+
+    @property
+    def finished(self) -> bool:
+        return self.output is not None
+
+    @cached_property
+    def outcome(self) -> str:
+        # Read once the result is in (Evidence.of sets output before anyone asks).
+        return "pending" if self.output is None else outcome_of(self.output, self.is_error)
+
+    @cached_property
+    def error_lines(self) -> list[str]:
+        return error_lines(self.output or "")
+
+    @property
+    def cancelled(self) -> bool:
+        return self.output is not None and self.is_error and bool(_CANCELLED.search(self.output))
+
+    @property
+    def not_run(self) -> bool:
+        return self.output is not None and (
+            not self.output.strip() or bool(_NOT_RUN.search(self.output))
+        )
+
+    @property
+    def subject(self) -> str:
+        for key in (
+            "command", "file_path", "path", "notebook_path", "pattern", "url", "query",
+            "description", "subagent_type",
+        ):  # fmt: skip
+            value = self.input.get(key)
+            if isinstance(value, str) and value.strip():
+                return value
+        return self.tool_name
+
+
+_INJECTED = re.compile(
+    r"^\s*<(?:task-notification|system-reminder|command-name|command-message|"
+    r"local-command-stdout|local-command-stderr|bash-input|bash-stdout)\b|"
+    r"^this session is being continued from a previous conversation|"
+    r"^caveat: the messages below were generated|^\[request interrupted",
+    re.IGNORECASE,
+)
+_ORIGINS_TOLD_AS_ASKS = frozenset({"user", ""})
+
+
+def prompt_origin(event: Event) -> str:
+    """``user`` for a person's prompt, else what injected it (the reader's ``origin`` when it
+    set one, ``injected`` when the text shows it)."""
+    origin = str(event.data.get("origin") or "")
+    if origin not in _ORIGINS_TOLD_AS_ASKS:
+        return origin
+    if event.data.get("isCompactSummary") or _INJECTED.search(str(event.data.get("text", ""))):
+        return "injected"
+    return "user"
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        yield str(value)
+
+
+@dataclass
+class Ledger:
+    """The session so far, as a checker needs it: bounded, whatever the session's length."""
+
+    limit: int = 4096
+    calls: int = 0
+    failures: int = 0
+    subjects: deque[str] = field(default_factory=deque)
+    prompts: deque[str] = field(default_factory=deque)
+    recent_calls: OrderedDict[str, Event] = field(default_factory=OrderedDict)
+    """Tool calls by id, so that a result covered later is checked with its call's input."""
+    _batch: list[Event] = field(default_factory=list)
+
+    def before_batch(self, events: list[Event]) -> Ledger:
+        """The ledger as it stands before ``events``: the batch checked last joins it first,
+        unless ``events`` is that batch again (a retry, or events kept for the next turn)."""
+        if self._batch and (not events or events[0].id != self._batch[0].id):
+            for event in self._batch:
+                self.add(event)
+        self._batch = list(events)
+        return self
+
+    def add(self, event: Event) -> None:
+        if event.type == "tool_call":
+            self.calls += 1
+            call = _call(event)
+            self._keep(self.subjects, norm(call.subject))
+            self.recent_calls[call.id] = event
+            if len(self.recent_calls) > self.limit:
+                self.recent_calls.popitem(last=False)
+        elif event.type == "tool_result":
+            output = _text_of(event.data.get("output"))
+            if outcome_of(output, bool(event.data.get("is_error"))) in (
+                "error",
+                "failed",
+                "crashed",
+            ):
+                self.failures += 1
+        elif event.type == "user_message" and prompt_origin(event) == "user":
+            self._keep(self.prompts, norm(str(event.data.get("text", ""))))
+
+    def _keep(self, where: deque[str], text: str) -> None:
+        where.append(text)
+        if len(where) > self.limit:
+            where.popleft()
+
+
+def _call(event: Event) -> Call:
+    data = event.data
+    tool_input = data.get("input")
+    tool_input = dict(tool_input) if isinstance(tool_input, Mapping) else {}
+    name = str(data.get("tool_name") or "")
+    use_id = str(data.get("tool_use_id") or "")
+    return Call(name, kind_of(name, tool_input), tool_input, use_id, event.agent)
+
+
+@dataclass
+class Evidence:
+    """The covered events' facts, and the session before them (``before``)."""
+
+    text: str
+    calls: list[Call]
+    prompts: list[str]
+    injected: list[str]
+    before: Ledger
+    seen_calls: int
+    seen_failures: int
+    ending: str | None
+    completed: bool
+    results_without_call: list[Call]
+
+    @classmethod
+    def of(
+        cls,
+        events: Iterable[Event],
+        before: Ledger | None = None,
+        *,
+        seen_calls: int = 0,
+        seen_failures: int = 0,
+    ) -> Evidence:
+        """The evidence of ``events``; ``before`` holds what earlier narratives covered, and
+        ``seen_*`` what the session had shown in all by the time of the narrative."""
+        events = list(events)
+        calls: dict[str, Call] = {}
+        ordered: list[Call] = []
+        orphans: list[Call] = []
+        prompts: list[str] = []
+        injected: list[str] = []
+        parts: list[str] = []
+        ending: str | None = None
+        completed = False
+        for event in events:
+            parts.append(event.agent)
+            parts.extend(_strings(event.data))
+            if event.type == "tool_call":
+                call = _call(event)
+                calls[call.id] = call
+                ordered.append(call)
+            elif event.type == "tool_result":
+                data = event.data
+                use_id = str(data.get("tool_use_id") or "")
+                known = calls.get(use_id)
+                if known is not None:
+                    call = known
+                else:
+                    earlier = before.recent_calls.get(use_id) if before else None
+                    if earlier is not None:
+                        call = _call(earlier)
+                        parts.extend(_strings(earlier.data))
+                    else:
+                        name = str(data.get("tool_name") or "")
+                        call = Call(name, kind_of(name), {}, use_id)
+                    orphans.append(call)
+                call.output = _text_of(data.get("output"))
+                call.is_error = bool(data.get("is_error"))
+            elif event.type == "user_message":
+                text = str(event.data.get("text", ""))
+                (prompts if prompt_origin(event) == "user" else injected).append(norm(text))
+            elif event.type == "completion":
+                completed = True
+                ending = event.data.get("ending") or (
+                    "failed" if event.data.get("is_error") else "completed"
+                )
+        return cls(
+            text=norm("\n".join(parts)),
+            calls=ordered,
+            prompts=prompts,
+            injected=injected,
+            before=before or Ledger(),
+            seen_calls=seen_calls,
+            seen_failures=seen_failures,
+            ending=ending,
+            completed=completed,
+            results_without_call=orphans,
+        )
+
+    @property
+    def acted(self) -> list[Call]:
+        """Every call these events tell of: by its call, or by its result (whose call an
+        earlier batch held, as with parallel calls)."""
+        return [*self.calls, *(call for call in self.results_without_call if call.input)]
+
+    @property
+    def results(self) -> list[Call]:
+        return [call for call in [*self.calls, *self.results_without_call] if call.finished]
+
+    def outputs(self) -> str:
+        return "\n".join(call.output or "" for call in self.results)
+
+    def has(self, fragment: str) -> bool:
+        """Whether ``fragment`` (normalised) occurs in the covered events."""
+        return norm(fragment) in self.text
+
+    def said_before(self, fragment: str) -> bool:
+        """Whether ``fragment`` occurs in a subject the session had before these events."""
+        needle = norm(fragment)
+        return any(needle in subject for subject in self.before.subjects)
+
+
+def _text_of(output: Any) -> str:
+    if isinstance(output, str):
+        return output
+    return "\n".join(_strings(output))
