@@ -24,6 +24,7 @@ PUBLIC_MODULES = (
     "files",
     "hookspecs",
     "lines",
+    "origins",
     "plugins",
     "prompts",
     "recording",
