@@ -94,9 +94,17 @@ class Lifecycle:
         finally:
             _current.reset(self._tokens.pop())
 
-    def close(self, result: Any = None, error: BaseException | None = None) -> None:
-        """End the session: completion event, final narration (bounded), ``on_complete``."""
-        completion, deadline = self._begin_close(result, error)
+    def close(
+        self,
+        result: Any = None,
+        error: BaseException | None = None,
+        *,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        """End the session: completion event, final narration (bounded), ``on_complete``.
+        ``details`` adds to the completion's data (how a replayed run ended: ``ending``,
+        ``skipped_lines``)."""
+        completion, deadline = self._begin_close(result, error, details)
         if completion is None:
             return
         try:
@@ -116,7 +124,9 @@ class Lifecycle:
         finally:
             self._end_close(completion)
 
-    def _begin_close(self, result: Any, error: BaseException | None) -> tuple[Event | None, float]:
+    def _begin_close(
+        self, result: Any, error: BaseException | None, details: dict[str, Any] | None = None
+    ) -> tuple[Event | None, float]:
         with self.lock:
             if self._status == "new":
                 self.start()
@@ -130,7 +140,7 @@ class Lifecycle:
             )
         completion = self.emit(
             "completion",
-            {"result": jsonable(result), "is_error": error is not None},
+            {"result": jsonable(result), "is_error": error is not None, **(details or {})},
         )
         deadline = time.monotonic() + self.config.final_wait_s
         with self.lock:

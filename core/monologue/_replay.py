@@ -182,6 +182,8 @@ class Driver:
     """The recorded times of agent events: when the narratives about them are shown."""
     _clock: datetime | None = field(default=None, init=False)
     """The session's time a paced replay has reached."""
+    title: str | None = field(default=None, init=False)
+    """The source's own name for the session (a golden recording's scenario), if any."""
     _wait_turns: bool = field(default=False, init=False)
     """Wait for each narration turn before the next event (instant replays)."""
 
@@ -203,13 +205,22 @@ class Driver:
         else:
             self._dispatch(session, event)
 
-    def close(self) -> None:
-        """End the session (final narration included), with the held completion's result."""
+    def close(self, *, skipped_lines: int = 0, cut_short: bool = False) -> None:
+        """End the session (final narration included), with the held completion's result
+        and how the run ended: as the source says, ``cut_off`` when it could not be read to
+        its end (``cut_short``), with the count of unreadable lines skipped."""
         session, held = self.session, self.held
         if session is None:
             return
         result: Any = None
         failure: RecordedFailure | None = None
+        details: dict[str, Any] = {}
+        if held is not None and held.data.get("ending"):
+            details["ending"] = held.data["ending"]
+        if cut_short:
+            details["ending"] = "cut_off"
+        if skipped_lines:
+            details["skipped_lines"] = skipped_lines
         if held is not None:
             shown = held if held.agent else held.model_copy(update={"agent": session.agent})
             self.view.event(shown)
@@ -217,7 +228,7 @@ class Driver:
             result = held.data.get("result")
             if held.data.get("is_error"):
                 failure = RecordedFailure(str(result or "the recorded run failed"))
-        session.close(result=result, error=failure)
+        session.close(result=result, error=failure, details=details)
         self._check_recorded(session)
 
     def summary(self, **fields: Any) -> ReplaySummary:
@@ -258,9 +269,8 @@ class Driver:
         # A replay is the recorded session seen again and keeps its id (its events need no
         # rebinding copy), unless it is recorded itself: its file must not be the original's.
         session_id = None if record_setting(config) else first.session_id or None
-        session = Session(
-            agent, session_id=session_id, meta={"replay_of": str(self.path)}, config=config
-        )
+        meta = {"replay_of": str(self.path), **({"title": self.title} if self.title else {})}
+        session = Session(agent, session_id=session_id, meta=meta, config=config)
         session.subscribe(self._narrated)
         session.start()
         self._wait_turns = session.narrator is not None and not self.speed
@@ -316,14 +326,15 @@ def replay(driver: Driver, source: Path | None = None, *, strict: bool = False) 
     try:
         events, reader = open_session(path, strict=strict, name=str(driver.path))
         agent = getattr(events, "agent", None)
+        driver.title = getattr(events, "title", None)
         for event in events:
             driver.feed(event, agent)
     except RecordingError as exc:
         problem = renamed(exc, path, driver.path)
     finally:
-        driver.close()
+        skipped = getattr(events, "skipped", 0)
+        driver.close(skipped_lines=skipped, cut_short=problem is not None)
     duration = round(time.perf_counter() - started, 6)
-    skipped = getattr(events, "skipped", 0)
     return driver.summary(
         format=reader, problem=problem, duration_s=duration, skipped_lines=skipped
     )
