@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
+
+from monologue.digest import is_declined, is_interruption
+from monologue.origins import Origin, prompt_origin, queued_user_text, task_notice
 
 from .shapes import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 
@@ -23,8 +26,11 @@ SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 
 GENERIC_SUBAGENT_TYPES = frozenset({"general-purpose", ""})
 
-# User text Claude Code writes itself around slash commands: not something the user said.
-_COMMAND_MARKUP = ("<command-", "<local-command-")
+Ending = Literal["completed", "interrupted", "failed", "cut_off"]
+
+# User-side text that neither asks the agent anything nor answers it: whether the agent's
+# turn was over is judged without it.
+_ASIDES = frozenset({"command_output", "system_reminder", "side_request"})
 
 
 class Converter:
@@ -45,6 +51,9 @@ class Converter:
         self._sidechains: dict[str, str] = {}
         self._answered: set[str] = set()
         self._completed = False
+        self._open_calls: set[str] = set()
+        self._last: Event | None = None
+        """The main agent's latest event: whether its turn was over when the file ended."""
 
     # -- attribution ----------------------------------------------------------------------
 
@@ -109,16 +118,19 @@ class Converter:
         agent: str = "",
         ts: datetime | None = None,
         user_text: bool = True,
+        origin: Origin | None = None,
     ) -> list[Event]:
         """Events for the blocks of one message (or of one line of a split message).
 
         ``user_text=False`` drops what the user side says in prose (a sub-agent's prompt,
-        already in its launching call; Claude Code's slash-command markup).
+        already in its launching call; Claude Code's expansion of a slash command).
+        ``origin`` is where the user side's text came from when the format says so (see
+        :mod:`monologue.origins`); otherwise it is judged from the text.
         """
         if isinstance(message.content, str):
             text = message.content
             if role == "user":
-                return self._user_text(text, agent, ts) if user_text else []
+                return self.user_text(text, agent, ts, origin) if user_text else []
             return self._text("text", text, agent, ts)
         events: list[Event] = []
         for block in message.content:
@@ -138,7 +150,7 @@ class Converter:
                 events += self._text("thinking", block.thinking, agent, ts)
             elif isinstance(block, TextBlock):
                 if role == "user":
-                    events += self._user_text(block.text, agent, ts) if user_text else []
+                    events += self.user_text(block.text, agent, ts, origin) if user_text else []
                 else:
                     events += self._text("text", block.text, agent, ts)
         return events
@@ -156,6 +168,8 @@ class Converter:
         if tool_use_id in self._tool_names:
             return []
         self._tool_names[tool_use_id] = tool_name
+        if not agent and tool_use_id not in self._answered:
+            self._open_calls.add(tool_use_id)
         return [
             self._event(
                 "tool_call",
@@ -178,6 +192,7 @@ class Converter:
         if tool_use_id in self._answered:
             return []
         self._answered.add(tool_use_id)
+        self._open_calls.discard(tool_use_id)
         data = {
             "tool_use_id": tool_use_id,
             "tool_name": self._tool_names.get(tool_use_id),
@@ -193,17 +208,61 @@ class Converter:
         is_error: bool = False,
         extra: dict[str, Any] | None = None,
         ts: datetime | None = None,
+        ending: Ending | None = None,
     ) -> list[Event]:
-        """A ``completion`` event, or none when this turn has already completed."""
+        """A ``completion`` event, or none when this turn has already completed. Its
+        ``ending`` is ``failed`` for an error, ``completed`` otherwise, unless given."""
         if self._completed:
             return []
-        data = {"result": result, "is_error": is_error, **(extra or {})}
+        data = {
+            "result": result,
+            "is_error": is_error,
+            **(extra or {}),
+            "ending": ending or ("failed" if is_error else "completed"),
+        }
         return [self._event("completion", data, "", ts)]
 
-    def _user_text(self, text: str, agent: str, ts: datetime | None) -> list[Event]:
-        if text.lstrip().startswith(_COMMAND_MARKUP):
+    def finish(self) -> list[Event]:
+        """The completion of a conversation whose file has ended without one (a Claude Code
+        transcript never writes one), with how it ended: ``interrupted`` when the user
+        stopped the agent last, ``cut_off`` when a tool call has no result or the agent did
+        not answer last, ``completed`` when its final turn is its own text. None when the
+        conversation is empty or already completed."""
+        last = self._last
+        if last is None or self._completed:
             return []
-        return self._text("user_message", text, agent, ts)
+        output = last.data.get("output") if last.type == "tool_result" else last.data.get("text")
+        if last.type in ("user_message", "tool_result") and (
+            is_interruption(str(output or "")) or is_declined(str(output or ""), True)
+        ):
+            ending: Ending = "interrupted"
+        elif self._open_calls or last.type != "text":
+            ending = "cut_off"
+        else:
+            ending = "completed"
+        return self.completion(None, ending=ending, ts=last.ts)
+
+    def user_text(
+        self, text: str, agent: str = "", ts: datetime | None = None, origin: Origin | None = None
+    ) -> list[Event]:
+        """A ``user_message`` with its ``origin``; a notice of a background task carries the
+        task's facts (``task``), a message the user typed while the agent worked is told
+        in their words, without the reminder around it."""
+        if not text.strip():
+            return []
+        data: dict[str, Any] = {"text": text}
+        if origin is None and is_interruption(text):
+            # Not a prompt: Claude Code's note that the user stopped the agent.
+            return [self._event("user_message", data, agent, ts)]
+        origin = origin or prompt_origin(text)
+        queued = queued_user_text(text) if origin == "user" else None
+        if queued is not None:
+            data["text"] = queued
+        notice = task_notice(text) if origin == "task_notification" else None
+        if notice:
+            data["task"] = notice
+        data["origin"] = origin
+        return [self._event("user_message", data, agent, ts)]
 
     def _text(self, kind: str, text: str, agent: str, ts: datetime | None) -> list[Event]:
         # Claude Code opens many messages with a block of blank lines.
@@ -216,9 +275,14 @@ class Converter:
 
         # Anything after a completion starts a new turn, which may complete in its turn.
         self._completed = kind == "completion"
-        if ts is None:
-            return Event(type=kind, data=data, agent=agent)
-        return Event(type=kind, data=data, agent=agent, ts=ts)
+        event = (
+            Event(type=kind, data=data, agent=agent)
+            if ts is None
+            else Event(type=kind, data=data, agent=agent, ts=ts)
+        )
+        if not agent and data.get("origin") not in _ASIDES:
+            self._last = event
+        return event
 
 
 def launch_label(tool_input: dict[str, Any]) -> str | None:

@@ -146,7 +146,13 @@ class ClaudeFile:
         return parser
 
     def __iter__(self) -> Iterator[Event]:
+        """The file's events, then, when it holds no final completion (a transcript never
+        does), one saying how the conversation ended (see :meth:`Converter.finish`)."""
         parser = self.parser()
+        yield from self._events(parser)
+        yield from parser.converter.finish()
+
+    def _events(self, parser: LineParser) -> Iterator[Event]:
         if isinstance(parser, TranscriptParser) and not self.array:
             from .subagents import merged_events, subagent_files
 
