@@ -242,6 +242,10 @@ class Converter:
             ending = "completed"
         return self.completion(None, ending=ending, ts=last.ts)
 
+    def message_text(self, text: str, agent: str = "", ts: datetime | None = None) -> list[Event]:
+        """A ``text`` event: what the agent (or sub-agent ``agent``) said."""
+        return self._text("text", text, agent, ts)
+
     def user_text(
         self, text: str, agent: str = "", ts: datetime | None = None, origin: Origin | None = None
     ) -> list[Event]:

@@ -20,7 +20,7 @@ import importlib
 import logging
 from typing import TYPE_CHECKING, Any
 
-from .convert import Converter, tool_output
+from .hook_log import hook_events
 from .sdk import parser_of
 
 if TYPE_CHECKING:
@@ -91,39 +91,6 @@ class HookNarration:
                 "pip install claude-agent-sdk (or monologue-claude[sdk])"
             ) from exc
         return {event: [hook_matcher(hooks=[self])] for event in HOOK_EVENTS}
-
-
-def hook_events(
-    converter: Converter, input_data: dict[str, Any], tool_use_id: str | None = None
-) -> list[Event]:
-    """The events of one hook payload about a tool call (``PreToolUse``, ``PostToolUse``,
-    ``PostToolUseFailure``; others have none), attributed to the sub-agent it fired in."""
-    hook = input_data.get("hook_event_name")
-    if hook not in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
-        return []
-    tool_id = str(tool_use_id or input_data.get("tool_use_id"))
-    agent = _who(converter, input_data)
-    if hook == "PreToolUse":
-        tool_input = input_data.get("tool_input")
-        return converter.tool_call(
-            str(input_data.get("tool_name", "tool")),
-            tool_id,
-            tool_input if isinstance(tool_input, dict) else {"input": tool_input},
-            agent=agent,
-        )
-    failed = hook == "PostToolUseFailure"
-    output = input_data.get("error") if failed else input_data.get("tool_response")
-    return converter.tool_result(tool_id, tool_output(output), is_error=failed, agent=agent)
-
-
-def _who(converter: Converter, input_data: dict[str, Any]) -> str:
-    """The agent name for a hook that fired inside a sub-agent ('' for the main one)."""
-    agent_id = input_data.get("agent_id")
-    if not agent_id:
-        return ""
-    agent_type = input_data.get("agent_type")
-    label = agent_type if isinstance(agent_type, str) and agent_type else None
-    return converter.sidechain(str(agent_id), None, label)
 
 
 def sdk_hooks(

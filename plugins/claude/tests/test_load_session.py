@@ -158,7 +158,8 @@ def test_a_refusal_says_why(claude: PluginSandbox, tmp_path: Path) -> None:
         claude.hooks.open_session(path)
     assert caught.value.refusals == {
         "claude": "its first message has no 'sessionId' / 'parentUuid' (a Claude Code "
-        "transcript) nor 'session_id' and a stream-json 'type' (claude -p output)"
+        "transcript), no 'session_id' and a stream-json 'type' (claude -p output) and no "
+        "'hook_event_name' (Claude Code hook payloads)"
     }
     text = tmp_path / "notes.txt"
     text.write_text("hello")
