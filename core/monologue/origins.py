@@ -14,7 +14,14 @@ from __future__ import annotations
 import re
 from typing import Any, Final, Literal
 
-__all__ = ["ORIGINS", "Origin", "prompt_origin", "queued_user_text", "task_notice"]
+__all__ = [
+    "ORIGINS",
+    "Origin",
+    "prompt_data",
+    "prompt_origin",
+    "queued_user_text",
+    "task_notice",
+]
 
 Origin = Literal[
     "user", "compaction", "task_notification", "command_output", "system_reminder", "side_request"
@@ -73,6 +80,27 @@ def prompt_origin(text: str) -> Origin:
     if start.startswith(_REMINDER):
         return "user" if queued_user_text(text) is not None else "system_reminder"
     return "user"
+
+
+def prompt_data(text: str, origin: Origin | None = None) -> dict[str, Any]:
+    """The data of a ``user_message`` for ``text``: its ``origin`` (``origin`` when the
+    format says so, else judged from the text), the user's own words of a relayed message,
+    a task notice's facts (``task``). Claude Code's note of an interruption is no prompt and
+    gets no origin: narrators tell it by its text."""
+    from .digest import is_interruption
+
+    data: dict[str, Any] = {"text": text}
+    if origin is None and is_interruption(text):
+        return data
+    origin = origin or prompt_origin(text)
+    queued = queued_user_text(text) if origin == "user" else None
+    if queued is not None:
+        data["text"] = queued
+    notice = task_notice(text) if origin == "task_notification" else None
+    if notice:
+        data["task"] = notice
+    data["origin"] = origin
+    return data
 
 
 def queued_user_text(text: str) -> str | None:

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from monologue.digest import is_declined, is_interruption
-from monologue.origins import Origin, prompt_origin, queued_user_text, task_notice
+from monologue.origins import Origin, prompt_data
 
 from .shapes import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 
@@ -249,24 +249,12 @@ class Converter:
     def user_text(
         self, text: str, agent: str = "", ts: datetime | None = None, origin: Origin | None = None
     ) -> list[Event]:
-        """A ``user_message`` with its ``origin``; a notice of a background task carries the
-        task's facts (``task``), a message the user typed while the agent worked is told
-        in their words, without the reminder around it."""
+        """A ``user_message`` with its ``origin`` (see :func:`monologue.origins.prompt_data`:
+        a task notice carries the task's facts, a message the user typed while the agent
+        worked is told in their words)."""
         if not text.strip():
             return []
-        data: dict[str, Any] = {"text": text}
-        if origin is None and is_interruption(text):
-            # Not a prompt: Claude Code's note that the user stopped the agent.
-            return [self._event("user_message", data, agent, ts)]
-        origin = origin or prompt_origin(text)
-        queued = queued_user_text(text) if origin == "user" else None
-        if queued is not None:
-            data["text"] = queued
-        notice = task_notice(text) if origin == "task_notification" else None
-        if notice:
-            data["task"] = notice
-        data["origin"] = origin
-        return [self._event("user_message", data, agent, ts)]
+        return [self._event("user_message", prompt_data(text, origin), agent, ts)]
 
     def _text(self, kind: str, text: str, agent: str, ts: datetime | None) -> list[Event]:
         # Claude Code opens many messages with a block of blank lines.
