@@ -104,6 +104,8 @@ class Lifecycle:
         """End the session: completion event, final narration (bounded), ``on_complete``.
         ``details`` adds to the completion's data (how a replayed run ended: ``ending``,
         ``skipped_lines``)."""
+        if self._worker is not None:
+            self._worker.wait_taken(time.monotonic() + self.config.final_wait_s)
         completion, deadline = self._begin_close(result, error, details)
         if completion is None:
             return
@@ -115,6 +117,9 @@ class Lifecycle:
 
     async def aclose(self, result: Any = None, error: BaseException | None = None) -> None:
         """:meth:`close` for async code: waits for the final narration without blocking."""
+        if self._worker is not None:
+            deadline = time.monotonic() + self.config.final_wait_s
+            await asyncio.to_thread(self._worker.wait_taken, deadline)
         completion, deadline = self._begin_close(result, error)
         if completion is None:
             return
