@@ -10,6 +10,7 @@ stream, or repeated in a transcript) becomes one event.
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -27,6 +28,11 @@ SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 GENERIC_SUBAGENT_TYPES = frozenset({"general-purpose", ""})
 
 Ending = Literal["completed", "interrupted", "failed", "cut_off"]
+
+# Tools that poll or stop a background job, and the input key naming the job in each.
+_JOB_KEYS = ("bash_id", "task_id", "shell_id", "agentId")
+_JOB_TOOLS = frozenset({"BashOutput", "TaskOutput", "KillShell", "KillBash", "AgentOutputTool"})
+_LAUNCHED = re.compile(r"running in background with ID:\s*([\w-]+)")
 
 # User-side text that neither asks the agent anything nor answers it: whether the agent's
 # turn was over is judged without it.
@@ -170,14 +176,14 @@ class Converter:
         self._tool_names[tool_use_id] = tool_name
         if not agent and tool_use_id not in self._answered:
             self._open_calls.add(tool_use_id)
-        return [
-            self._event(
-                "tool_call",
-                {"tool_name": tool_name, "tool_use_id": tool_use_id, "input": tool_input},
-                agent,
-                ts,
+        data = {"tool_name": tool_name, "tool_use_id": tool_use_id, "input": tool_input}
+        if tool_name in _JOB_TOOLS:
+            job = next(
+                (tool_input[k] for k in _JOB_KEYS if isinstance(tool_input.get(k), str)), None
             )
-        ]
+            if job:
+                data["job_id"] = job  # polls of one job are one job, however many
+        return [self._event("tool_call", data, agent, ts)]
 
     def tool_result(
         self,
@@ -199,6 +205,9 @@ class Converter:
             "output": output,
             "is_error": is_error,
         }
+        launched = _LAUNCHED.search(output[:300]) if isinstance(output, str) else None
+        if launched:
+            data["job_id"] = launched.group(1)  # the background job this call started
         return [self._event("tool_result", data, agent, ts)]
 
     def completion(

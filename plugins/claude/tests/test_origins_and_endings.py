@@ -44,7 +44,9 @@ def test_injected_messages_are_told_apart_from_the_users() -> None:
 def test_job_polls_carry_the_jobs_id() -> None:
     events = list(read_session(FIXTURES / "origins.jsonl"))
     poll = next(e for e in events if e.data.get("tool_name") == "BashOutput")
-    assert poll.data["input"]["bash_id"] == "b7x2"
+    assert poll.data["input"]["bash_id"] == poll.data["job_id"] == "b7x2"
+    launch = next(e for e in events if e.type == "tool_result" and e.data["tool_name"] == "Bash")
+    assert launch.data["job_id"] == "b7x2"  # the job its later polls name
 
 
 def test_a_run_the_user_stopped_ends_interrupted() -> None:
