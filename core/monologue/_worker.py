@@ -108,11 +108,17 @@ class NarrationWorker:
         self.request("final")
 
     def wait_taken(self, deadline: float) -> None:
-        """Block until a turn already asked for has taken its events (or ``deadline``), so
-        that closing does not fold them into the final turn: which of the two told them
-        would otherwise depend on how fast this thread woke."""
+        """Block until a turn asked for while this thread was idle has taken its events
+        (or ``deadline``), so that closing does not fold them into the final turn: which of
+        the two told them would otherwise depend on how fast this thread woke. A thread
+        busy with a turn is not waited for: the request joins the final turn, as before."""
         with self._cond:
-            while self._requested is not None and not self._stopping and not self.disabled:
+            while (
+                self._requested is not None
+                and not self._busy
+                and not self._stopping
+                and not self.disabled
+            ):
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return
