@@ -223,6 +223,8 @@ def is_side_request(exchange: Any, body: dict[str, Any]) -> bool:
     logger, a ``max_tokens: 1`` quota probe, or one of Claude Code's helper prompts."""
     request = exchange.get("request") if isinstance(exchange, dict) else None
     marks = [exchange, request, body, body.get("metadata")]
+    if isinstance(exchange, dict):
+        marks.append(exchange.get("metadata"))
     if any(isinstance(mark, dict) and mark.get("isMainRequest") is False for mark in marks):
         return True
     if body.get("max_tokens") == 1:

@@ -24,6 +24,7 @@ from datetime import UTC
 from typing import Any
 
 from monologue.events import Event
+from monologue.origins import prompt_data
 
 from .shapes import OpenHandsEvent
 from .tools import as_tool
@@ -99,7 +100,9 @@ class Converter:
             return [*said, ("tool_call", call)]
         if action == "message":
             text = str(args.get("content") or item.message)
-            return [("user_message" if item.source == "user" else "text", {"text": text})]
+            if item.source == "user":
+                return [("user_message", prompt_data(text))]
+            return [("text", {"text": text})]
         if action == "think":
             return [("thinking", {"text": thought})] if said else []
         if action in ("finish", "reject"):

@@ -34,6 +34,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from monologue.events import Event
+from monologue.origins import prompt_data
 
 from .spans import Span
 
@@ -85,7 +86,7 @@ class SpanConverter:
         task = None if self._told_task else _last_user_text(span.attributes)
         if task:
             self._told_task = True
-            made.append((span.start_ns, "user_message", {"text": task}))
+            made.append((span.start_ns, "user_message", prompt_data(task)))
         if span.failed:
             message = span.status_message or f"the model call {span.name!r} failed"
             made.append((span.end_ns, "error", {"message": message}))

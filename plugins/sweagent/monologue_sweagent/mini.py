@@ -62,7 +62,7 @@ def mini_events(messages: list[ChatMessage], info: dict[str, Any]) -> Iterator[E
             yield _result(call_id, text)
         elif message.role == "user" and not told_task:
             told_task = True
-            yield Event(type="user_message", data={"text": text})
+            yield Event(type="user_message", data={"text": text, "origin": "user"})
     if info:
         yield _completion(None, info)
 

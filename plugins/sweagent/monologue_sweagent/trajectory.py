@@ -37,7 +37,7 @@ def trajectory_events(traj: Trajectory) -> Iterator[Event]:
         traj = traj.model_copy(update={"history": history, "trajectory": _steps(history)})
     task = _task(traj.history)
     if task:
-        yield Event(type="user_message", data={"text": task})
+        yield Event(type="user_message", data={"text": task, "origin": "user"})
     calls = _CallQueue(traj.history)
     open_file: str | None = None
     submitted = False
