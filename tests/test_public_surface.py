@@ -25,6 +25,7 @@ PUBLIC_MODULES = (
     "files",
     "hookspecs",
     "lines",
+    "origins",
     "plugins",
     "prompts",
     "recording",

@@ -104,6 +104,10 @@ class Lifecycle:
         """End the session: completion event, final narration (bounded), ``on_complete``.
         ``details`` are added to the completion's data (a replay's ``ending`` and
         ``skipped_lines``, say)."""
+        if self._worker is not None:
+            # A turn asked for but not yet started would otherwise merge into the final one,
+            # which tells the ending instead of what that turn held.
+            self._worker.wait_taken(time.monotonic() + self.config.final_wait_s)
         completion, deadline = self._begin_close(result, error, details)
         if completion is None:
             return
@@ -115,6 +119,9 @@ class Lifecycle:
 
     async def aclose(self, result: Any = None, error: BaseException | None = None) -> None:
         """:meth:`close` for async code: waits for the final narration without blocking."""
+        if self._worker is not None:
+            deadline = time.monotonic() + self.config.final_wait_s
+            await asyncio.to_thread(self._worker.wait_taken, deadline)
         completion, deadline = self._begin_close(result, error)
         if completion is None:
             return

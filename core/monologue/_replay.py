@@ -190,6 +190,8 @@ class Driver:
     """The recorded times of agent events: when the narratives about them are shown."""
     _clock: datetime | None = field(default=None, init=False)
     """The session's time a paced replay has reached."""
+    title: str | None = field(default=None, init=False)
+    """The source's own name for the session (a golden recording's scenario), if any."""
     _wait_turns: bool = field(default=False, init=False)
     """Wait for each narration turn before the next event (instant replays)."""
     _last_type: str | None = field(default=None, init=False)
@@ -286,6 +288,8 @@ class Driver:
         # rebinding copy), unless it is recorded itself: its file must not be the original's.
         session_id = None if record_setting(config) else first.session_id or None
         meta: dict[str, Any] = {"replay_of": str(self.path)}
+        if self.title:
+            meta["title"] = self.title
         if self.source_format:
             meta["source_format"] = self.source_format
         timed = "ts" in first.model_fields_set
@@ -373,6 +377,7 @@ def replay(
         try:
             events, reader = open_session(path, strict=strict, name=str(driver.path))
             driver.source_format = reader
+            driver.title = getattr(events, "title", None)
             agent = getattr(events, "agent", None)
             if progress is not None:
                 progress.start_progress(path.stat().st_size, getattr(events, "position", None))

@@ -107,6 +107,23 @@ class NarrationWorker:
             self._cond.notify_all()  # a turn waiting on its narrator now waits until deadline
         self.request("final")
 
+    def wait_taken(self, deadline: float) -> None:
+        """Block until a turn asked for while this thread was idle has taken its events
+        (or ``deadline``), so that closing does not fold them into the final turn: which of
+        the two told them would otherwise depend on how fast this thread woke. A thread
+        busy with a turn is not waited for: the request joins the final turn, as before."""
+        with self._cond:
+            while (
+                self._requested is not None
+                and not self._busy
+                and not self._stopping
+                and not self.disabled
+            ):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return
+                self._cond.wait(remaining)
+
     def wait_idle(self, deadline: float) -> bool:
         """Block until no turn is running or requested, or until ``deadline``."""
         with self._cond:
@@ -136,6 +153,7 @@ class NarrationWorker:
                 reason, self._requested = self._requested, None
                 events = self._buffer.take()
                 self._busy = True
+                self._cond.notify_all()  # for wait_taken
             try:
                 self._turn(reason, events)
             except Exception:  # a bug here must not kill the worker silently

@@ -1,8 +1,10 @@
 """End to end, through the installed `monologue` command: every example session and every
 Claude trace in ../shared replays, and the `--json` summary accounts for every tool call in
-the file (counted here by walking the file's JSON, not with the readers). `monologue watch`
-narrates a Claude Code transcript while it grows. Needs monologue-claude and -template
-installed (tox env e2e); the ../shared traces are skipped when absent."""
+the file (counted here by walking the file's JSON, not with the readers). Every recording
+under ../shared/traces replays, whatever its format, and is narrated. `monologue
+watch` narrates a Claude Code transcript while it grows. Needs monologue-claude and
+-template installed (tox env e2e), and the other readers for the traces in their formats;
+the ../shared traces are skipped when absent."""
 
 from __future__ import annotations
 
@@ -35,6 +37,14 @@ def shared(folder: str) -> list[Any]:
     if not directory.is_dir():
         return [pytest.param(None, marks=pytest.mark.skip(reason=f"{directory} is absent"))]
     return [pytest.param(p, id=f"{folder}/{p.name}") for p in sorted(directory.iterdir())]
+
+
+def every_trace() -> list[Any]:
+    """Every recording under ../shared/traces (its notes, the Markdown files, are not)."""
+    if not SHARED.is_dir():
+        return [pytest.param(None, marks=pytest.mark.skip(reason=f"{SHARED} is absent"))]
+    found = sorted(p for p in SHARED.rglob("*") if p.is_file() and p.suffix != ".md")
+    return [pytest.param(p, id=str(p.relative_to(SHARED))) for p in found]
 
 
 def examples() -> list[Any]:
@@ -96,6 +106,24 @@ def test_replay_accounts_for_every_tool_call(path: Path, env: dict[str, str]) ->
     assert all(line["kind"] == "narrative" and line["text"] for line in narratives)
     # Nothing is recorded by a replay.
     assert not (Path(env["MONOLOGUE_DATA_DIR"]) / "sessions").exists()
+
+
+@pytest.mark.parametrize("path", every_trace())
+def test_every_shared_trace_replays(path: Path, env: dict[str, str]) -> None:
+    done = subprocess.run(
+        [str(MONOLOGUE), "replay", "--json", "--narrator", "template", str(path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert "unknown format" not in done.stderr
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout.splitlines()[-1])
+    assert summary["kind"] == "summary" and summary["problem"] is None
+    assert summary["events"] > 0 and summary["narratives"] > 0
 
 
 def test_watch_narrates_a_claude_code_transcript_as_it_grows(

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from monologue.events import Event
+from monologue.origins import prompt_data
 
 from .stream import HELPER_EVENT_TYPES, STREAM_EVENT_TYPES, StreamAssembler, StreamProblem
 
@@ -127,7 +128,7 @@ def block_events(block: dict[str, Any], role: str, tool_names: ToolNames) -> lis
         if not text.strip():
             return []
         if role == "user":
-            return [Event(type="user_message", data={"text": text})]
+            return [Event(type="user_message", data=prompt_data(text))]
         return [Event(type="text", data={"text": text})]
     if kind == "thinking":
         text = str(block.get("thinking") or "")

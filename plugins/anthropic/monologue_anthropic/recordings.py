@@ -8,6 +8,15 @@ Two shapes are recognised from their first bytes:
   {"status_code", "headers", "body"}}`` exchanges with ``/v1/messages`` requests, whose
   response body is an SSE string or a JSON message.
 
+A cassette of an agent host's traffic (Claude Code's, logged by a proxy) holds side requests
+beside the conversation: quota probes (``max_tokens: 1``), topic and title detection,
+command-prefix checks, marked ``isMainRequest: false`` by loggers that know. They are left
+out, responses included: only the main conversation is told, and it ends with a
+``completion`` whose ``ending`` comes from how its last response stopped. Its user side is
+read as the messages a request adds to the previous main request's (compared without the moving
+``cache_control`` marks), so a side request between two main ones never hides nor repeats
+the user's words; each user text says its origin (see :mod:`monologue.origins`).
+
 Events are produced lazily. A problem raises :class:`~monologue.errors.RecordingError`
 naming the file and line (the exchange, for cassettes) after the events before it.
 """
@@ -15,6 +24,7 @@ naming the file and line (the exchange, for cassettes) after the events before i
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -155,20 +165,94 @@ def read_cassette(path: Path) -> Iterator[Event]:
     except json.JSONDecodeError as exc:
         raise RecordingError(path, exc.lineno, f"not valid JSON: {exc.msg}") from None
     names = _Names()
-    seen = 0
+    conversation: list[Any] = []
+    last: _CassetteResponse | None = None
     for number, raw in enumerate(exchanges, 1):
         try:
             exchange = _Exchange.model_validate(raw)
         except ValidationError as exc:
             _, problem = describe_validation_error(exc)
             raise RecordingError(path, None, f"exchange {number}: {problem}") from None
-        messages = exchange.request.body.get("messages") or []
-        for message in messages[seen:]:
+        if is_side_request(raw, exchange.request.body):
+            continue
+        messages = [_unmarked(message) for message in exchange.request.body.get("messages") or []]
+        known = _common_prefix(conversation, messages)
+        for message in messages[known:]:
             # Assistant turns in a request repeat earlier responses, already read.
             if isinstance(message, dict) and message.get("role") == "user":
                 yield from content_events(message.get("content"), "user", names)
-        seen = len(messages)
+        conversation = messages
         yield from _response_events(exchange.response, path, number, names)
+        last = exchange.response
+    if last is not None:
+        yield Event(type="completion", data={"result": None, "is_error": False, **_ending(last)})
+
+
+_STOP_REASON = re.compile(r'"stop_reason"\s*:\s*"(\w+)"')
+# How the last response stopped says how the conversation ended.
+_ENDINGS = {"end_turn": "completed", "stop_sequence": "completed", "refusal": "failed"}
+
+
+def _ending(response: _CassetteResponse) -> dict[str, Any]:
+    """The ``ending`` of a conversation whose last main response is ``response``: a turn
+    the model ended is ``completed``, an HTTP error ``failed``, a response waiting for tool
+    results (or cut by ``max_tokens``) ``cut_off``."""
+    if response.status_code >= 400:
+        return {"ending": "failed", "is_error": True}
+    body = response.body
+    if isinstance(body, dict):
+        reason = body.get("stop_reason")
+    else:
+        found = _STOP_REASON.findall(body or "")
+        reason = found[-1] if found else None
+    return {"ending": _ENDINGS.get(str(reason), "cut_off")}
+
+
+# System prompts of Claude Code's side requests (topic, title, command checks).
+_SIDE_PROMPTS = (
+    "new conversation topic",
+    "Summarize this coding conversation",
+    "word title",
+    "command prefix",
+    "Extract any file paths that this command",
+)
+
+
+def is_side_request(exchange: Any, body: dict[str, Any]) -> bool:
+    """A request an agent's host makes beside the conversation: marked not main by the
+    logger, a ``max_tokens: 1`` quota probe, or one of Claude Code's helper prompts."""
+    request = exchange.get("request") if isinstance(exchange, dict) else None
+    marks = [exchange, request, body, body.get("metadata")]
+    if isinstance(exchange, dict):
+        marks.append(exchange.get("metadata"))
+    if any(isinstance(mark, dict) and mark.get("isMainRequest") is False for mark in marks):
+        return True
+    if body.get("max_tokens") == 1:
+        return True
+    system = body.get("system")
+    text = system if isinstance(system, str) else json.dumps(system or "")
+    return not body.get("tools") and any(marker in text for marker in _SIDE_PROMPTS)
+
+
+def _unmarked(value: Any) -> Any:
+    """A message without its ``cache_control`` marks, which move from request to request
+    (a text content marked becomes a list of blocks: read as one)."""
+    if isinstance(value, dict) and isinstance(value.get("content"), str) and "role" in value:
+        value = {**value, "content": [{"type": "text", "text": value["content"]}]}
+    if isinstance(value, dict):
+        return {k: _unmarked(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [_unmarked(item) for item in value]
+    return value
+
+
+def _common_prefix(before: list[Any], now: list[Any]) -> int:
+    count = 0
+    for old, new in zip(before, now, strict=False):
+        if old != new:
+            break
+        count += 1
+    return count
 
 
 def _response_events(

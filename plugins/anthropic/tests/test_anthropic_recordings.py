@@ -32,6 +32,8 @@ def brief(events: Iterable[Event]) -> list[tuple[Any, ...]]:
             out.append(("tool_call", data["tool_name"], data["input"]))
         elif event.type == "tool_result":
             out.append(("tool_result", data["tool_name"], data["output"], data["is_error"]))
+        elif event.type == "completion":
+            out.append(("completion", data["ending"]))
         else:
             out.append((event.type, data.get("text") or data.get("message")))
     return out
@@ -133,6 +135,7 @@ def test_a_cassette_of_exchanges(reader: PluginSandbox) -> None:
         ("tool_result", "Bash", "2 failed, 10 passed", True),
         ("error", "HTTP 529: Overloaded"),
         ("text", "Two tests fail."),  # the retried request repeats the result: read once
+        ("completion", "completed"),
     ]
 
 
@@ -283,4 +286,26 @@ def test_shared_trace_tool_runner_cassette(reader: PluginSandbox) -> None:
     ]
     assert found[3][0] == "text"
     assert found[3][1].startswith("The weather in San Francisco, CA is currently:")
-    assert len(found) == 4
+    assert found[4:] == [("completion", "completed")]
+
+
+def test_a_daemon_log_tells_the_main_request_not_its_side_requests(
+    reader: PluginSandbox,
+) -> None:
+    """Claude Code's traffic: a quota probe and a topic check come before the main request,
+    another probe between its two turns; the main request marks its last message for the
+    cache, and the next request moves the mark."""
+    events = list(load(reader, FIXTURES / "daemon_log.json") or [])
+
+    assert brief(events) == [
+        ("user_message", "<system-reminder>As you answer the user's questions, you can use "
+         "the following context.</system-reminder>"),
+        ("user_message", "fix the retry loop in src/retry.py"),
+        ("tool_call", "Read", {"file_path": "src/retry.py"}),
+        ("tool_result", "Read", "for attempt in range(3): ...", False),
+        ("text", "The loop retries three times."),
+        ("completion", "completed"),
+    ]  # fmt: skip
+    origins = [e.data["origin"] for e in events if e.type == "user_message"]
+    assert origins == ["system_reminder", "user"]
+    assert not any("quota" in str(e.data.get("text")) for e in events)

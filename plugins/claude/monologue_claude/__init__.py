@@ -1,7 +1,8 @@
 """monologue-claude: narrate Claude Code and the Claude Agent SDK.
 
-- ``load_session``: replays Claude Code transcripts (``~/.claude/projects/*/*.jsonl``) and
-  ``claude -p --output-format stream-json`` output (NDJSON, or the same as a JSON array).
+- ``load_session``: replays Claude Code transcripts (``~/.claude/projects/*/*.jsonl``),
+  logs of its hook payloads, ``claude -p --output-format stream-json`` output (NDJSON, or
+  the same as a JSON array) and Agent SDK golden recordings (``{scenarioId, messages}``).
 - ``adapt``: Claude Agent SDK message objects (and raw stream-json dicts) fed to a session,
   for instance yielded by an ``@monologue`` async generator.
 - :func:`sdk_hooks`: narrate an SDK run through its hooks without changing its loop.
@@ -63,15 +64,19 @@ _STREAM_JSON_TYPES = frozenset({"system", "assistant", "user", "result", "stream
 
 @hookimpl
 def load_session(path: Path) -> Iterable[Event] | None:
-    """Claude Code transcripts, and claude -p stream-json output (NDJSON or JSON array)."""
+    """Claude Code transcripts and hook payload logs, claude -p stream-json output (NDJSON
+    or JSON array), and Agent SDK golden recordings."""
     from monologue.errors import NotMyFormat
 
     from .files import ClaudeFile, detect, refusal
+    from .golden import GoldenFile, is_golden
 
     found = detect(Path(path))
-    if found is None:
-        raise NotMyFormat(refusal(Path(path)))
-    return ClaudeFile(path, found[0], array=found[1])
+    if found is not None:
+        return ClaudeFile(path, found[0], array=found[1])
+    if is_golden(Path(path)):
+        return GoldenFile(path)
+    raise NotMyFormat(refusal(Path(path)))
 
 
 @hookimpl

@@ -10,8 +10,12 @@ stream, or repeated in a transcript) becomes one event.
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
+
+from monologue.digest import is_declined, is_interruption
+from monologue.origins import Origin, prompt_data
 
 from .shapes import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 
@@ -23,8 +27,16 @@ SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 
 GENERIC_SUBAGENT_TYPES = frozenset({"general-purpose", ""})
 
-# User text Claude Code writes itself around slash commands: not something the user said.
-_COMMAND_MARKUP = ("<command-", "<local-command-")
+Ending = Literal["completed", "interrupted", "failed", "cut_off"]
+
+# Tools that poll or stop a background job, and the input key naming the job in each.
+_JOB_KEYS = ("bash_id", "task_id", "shell_id", "agentId")
+_JOB_TOOLS = frozenset({"BashOutput", "TaskOutput", "KillShell", "KillBash", "AgentOutputTool"})
+_LAUNCHED = re.compile(r"running in background with ID:\s*([\w-]+)")
+
+# User-side text that neither asks the agent anything nor answers it: whether the agent's
+# turn was over is judged without it.
+_ASIDES = frozenset({"command_output", "system_reminder", "side_request"})
 
 
 class Converter:
@@ -45,6 +57,9 @@ class Converter:
         self._sidechains: dict[str, str] = {}
         self._answered: set[str] = set()
         self._completed = False
+        self._open_calls: set[str] = set()
+        self._last: Event | None = None
+        """The main agent's latest event: whether its turn was over when the file ended."""
 
     # -- attribution ----------------------------------------------------------------------
 
@@ -109,16 +124,19 @@ class Converter:
         agent: str = "",
         ts: datetime | None = None,
         user_text: bool = True,
+        origin: Origin | None = None,
     ) -> list[Event]:
         """Events for the blocks of one message (or of one line of a split message).
 
         ``user_text=False`` drops what the user side says in prose (a sub-agent's prompt,
-        already in its launching call; Claude Code's slash-command markup).
+        already in its launching call; Claude Code's expansion of a slash command).
+        ``origin`` is where the user side's text came from when the format says so (see
+        :mod:`monologue.origins`); otherwise it is judged from the text.
         """
         if isinstance(message.content, str):
             text = message.content
             if role == "user":
-                return self._user_text(text, agent, ts) if user_text else []
+                return self.user_text(text, agent, ts, origin) if user_text else []
             return self._text("text", text, agent, ts)
         events: list[Event] = []
         for block in message.content:
@@ -138,7 +156,7 @@ class Converter:
                 events += self._text("thinking", block.thinking, agent, ts)
             elif isinstance(block, TextBlock):
                 if role == "user":
-                    events += self._user_text(block.text, agent, ts) if user_text else []
+                    events += self.user_text(block.text, agent, ts, origin) if user_text else []
                 else:
                     events += self._text("text", block.text, agent, ts)
         return events
@@ -156,14 +174,16 @@ class Converter:
         if tool_use_id in self._tool_names:
             return []
         self._tool_names[tool_use_id] = tool_name
-        return [
-            self._event(
-                "tool_call",
-                {"tool_name": tool_name, "tool_use_id": tool_use_id, "input": tool_input},
-                agent,
-                ts,
+        if not agent and tool_use_id not in self._answered:
+            self._open_calls.add(tool_use_id)
+        data = {"tool_name": tool_name, "tool_use_id": tool_use_id, "input": tool_input}
+        if tool_name in _JOB_TOOLS:
+            job = next(
+                (tool_input[k] for k in _JOB_KEYS if isinstance(tool_input.get(k), str)), None
             )
-        ]
+            if job:
+                data["job_id"] = job  # polls of one job are one job, however many
+        return [self._event("tool_call", data, agent, ts)]
 
     def tool_result(
         self,
@@ -178,12 +198,16 @@ class Converter:
         if tool_use_id in self._answered:
             return []
         self._answered.add(tool_use_id)
+        self._open_calls.discard(tool_use_id)
         data = {
             "tool_use_id": tool_use_id,
             "tool_name": self._tool_names.get(tool_use_id),
             "output": output,
             "is_error": is_error,
         }
+        launched = _LAUNCHED.search(output[:300]) if isinstance(output, str) else None
+        if launched:
+            data["job_id"] = launched.group(1)  # the background job this call started
         return [self._event("tool_result", data, agent, ts)]
 
     def completion(
@@ -193,17 +217,53 @@ class Converter:
         is_error: bool = False,
         extra: dict[str, Any] | None = None,
         ts: datetime | None = None,
+        ending: Ending | None = None,
     ) -> list[Event]:
-        """A ``completion`` event, or none when this turn has already completed."""
+        """A ``completion`` event, or none when this turn has already completed. Its
+        ``ending`` is ``failed`` for an error, ``completed`` otherwise, unless given."""
         if self._completed:
             return []
-        data = {"result": result, "is_error": is_error, **(extra or {})}
+        data = {
+            "result": result,
+            "is_error": is_error,
+            **(extra or {}),
+            "ending": ending or ("failed" if is_error else "completed"),
+        }
         return [self._event("completion", data, "", ts)]
 
-    def _user_text(self, text: str, agent: str, ts: datetime | None) -> list[Event]:
-        if text.lstrip().startswith(_COMMAND_MARKUP):
+    def finish(self) -> list[Event]:
+        """The completion of a conversation whose file has ended without one (a Claude Code
+        transcript never writes one), with how it ended: ``interrupted`` when the user
+        stopped the agent last, ``cut_off`` when a tool call has no result or the agent did
+        not answer last, ``completed`` when its final turn is its own text. None when the
+        conversation is empty or already completed."""
+        last = self._last
+        if last is None or self._completed:
             return []
-        return self._text("user_message", text, agent, ts)
+        output = last.data.get("output") if last.type == "tool_result" else last.data.get("text")
+        if last.type in ("user_message", "tool_result") and (
+            is_interruption(str(output or "")) or is_declined(str(output or ""), True)
+        ):
+            ending: Ending = "interrupted"
+        elif self._open_calls or last.type != "text":
+            ending = "cut_off"
+        else:
+            ending = "completed"
+        return self.completion(None, ending=ending, ts=last.ts)
+
+    def message_text(self, text: str, agent: str = "", ts: datetime | None = None) -> list[Event]:
+        """A ``text`` event: what the agent (or sub-agent ``agent``) said."""
+        return self._text("text", text, agent, ts)
+
+    def user_text(
+        self, text: str, agent: str = "", ts: datetime | None = None, origin: Origin | None = None
+    ) -> list[Event]:
+        """A ``user_message`` with its ``origin`` (see :func:`monologue.origins.prompt_data`:
+        a task notice carries the task's facts, a message the user typed while the agent
+        worked is told in their words)."""
+        if not text.strip():
+            return []
+        return [self._event("user_message", prompt_data(text, origin), agent, ts)]
 
     def _text(self, kind: str, text: str, agent: str, ts: datetime | None) -> list[Event]:
         # Claude Code opens many messages with a block of blank lines.
@@ -216,9 +276,14 @@ class Converter:
 
         # Anything after a completion starts a new turn, which may complete in its turn.
         self._completed = kind == "completion"
-        if ts is None:
-            return Event(type=kind, data=data, agent=agent)
-        return Event(type=kind, data=data, agent=agent, ts=ts)
+        event = (
+            Event(type=kind, data=data, agent=agent)
+            if ts is None
+            else Event(type=kind, data=data, agent=agent, ts=ts)
+        )
+        if not agent and data.get("origin") not in _ASIDES:
+            self._last = event
+        return event
 
 
 def launch_label(tool_input: dict[str, Any]) -> str | None:

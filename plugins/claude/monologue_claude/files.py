@@ -16,6 +16,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 
 from monologue.lines import MAX_LINE_BYTES, parse_lines
 
+from .hook_log import HookLogParser
 from .parsers import (
     LineParser,
     StreamJsonParser,
@@ -28,12 +29,13 @@ if TYPE_CHECKING:
 
     from .standalone import Alone
 
-Format = Literal["claude-code-transcript", "claude-stream-json"]
+Format = Literal["claude-code-transcript", "claude-stream-json", "claude-code-hooks"]
 
 SNIFF_BYTES = 64 * 1024
 PARSERS: dict[str, type[LineParser]] = {
     TranscriptParser.format: TranscriptParser,
     StreamJsonParser.format: StreamJsonParser,
+    HookLogParser.format: HookLogParser,
 }
 # Line types only a Claude Code transcript has; its other lines carry `sessionId`.
 _TRANSCRIPT_TYPES = frozenset({"file-history-snapshot", "summary", "queue-operation", "progress"})
@@ -41,6 +43,7 @@ _STREAM_TYPES = frozenset({"system", "assistant", "user", "result", "stream_even
 _TRANSCRIPT_KEYS = re.compile(rb'"(?:sessionId|parentUuid)"\s*:')
 _STREAM_KEYS = re.compile(rb'"(?:session_id|parent_tool_use_id)"\s*:')
 _STREAM_TYPE = re.compile(rb'"type"\s*:\s*"(?:system|assistant|user|result)"')
+_HOOK_KEYS = re.compile(rb'"hook_event_name"\s*:')
 _BOM = b"\xef\xbb\xbf"
 _WHITESPACE = re.compile(r"\s*")
 
@@ -48,6 +51,8 @@ _WHITESPACE = re.compile(r"\s*")
 def classify(obj: dict[str, Any]) -> Format | None:
     """Which Claude format a first message belongs to, if any."""
     kind = obj.get("type")
+    if "hook_event_name" in obj and "session_id" in obj:
+        return "claude-code-hooks"
     if "monologue" in obj or not isinstance(kind, str):
         return None  # a monologue recording starts with its {"monologue": N} header
     if "sessionId" in obj or "parentUuid" in obj or kind in _TRANSCRIPT_TYPES:
@@ -85,8 +90,9 @@ def refusal(path: Path) -> str:
     if not head.startswith((b"{", b"[")):
         return f"not JSON lines nor a JSON array (starts with {head[:12]!r})"
     return (
-        "its first message has no 'sessionId' / 'parentUuid' (a Claude Code transcript) "
-        "nor 'session_id' and a stream-json 'type' (claude -p output)"
+        "its first message has no 'sessionId' / 'parentUuid' (a Claude Code transcript), "
+        "no 'session_id' and a stream-json 'type' (claude -p output) and no "
+        "'hook_event_name' (Claude Code hook payloads)"
     )
 
 
@@ -105,6 +111,8 @@ def _guess(text: bytes, first_object: bytes) -> Format | None:
         return "claude-code-transcript"
     if _STREAM_KEYS.search(first_object) and _STREAM_TYPE.search(first_object):
         return "claude-stream-json"
+    if _HOOK_KEYS.search(first_object):
+        return "claude-code-hooks"
     return None
 
 
@@ -146,7 +154,13 @@ class ClaudeFile:
         return parser
 
     def __iter__(self) -> Iterator[Event]:
+        """The file's events, then, when it holds no final completion (a transcript never
+        does), one saying how the conversation ended (see :meth:`Converter.finish`)."""
         parser = self.parser()
+        yield from self._events(parser)
+        yield from parser.converter.finish()
+
+    def _events(self, parser: LineParser) -> Iterator[Event]:
         if isinstance(parser, TranscriptParser) and not self.array:
             from .subagents import merged_events, subagent_files
 

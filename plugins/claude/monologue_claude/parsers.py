@@ -18,7 +18,15 @@ from pydantic import BaseModel, ValidationError
 from monologue.lines import MAX_LINE_BYTES
 
 from .convert import Converter
-from .shapes import UNION_TAGS, ChatLine, Message, ProgressLine, ResultLine, TextBlock
+from .shapes import (
+    UNION_TAGS,
+    AttachmentLine,
+    ChatLine,
+    Message,
+    ProgressLine,
+    ResultLine,
+    TextBlock,
+)
 
 if TYPE_CHECKING:
     from monologue.events import Event
@@ -126,7 +134,11 @@ class TranscriptParser(LineParser):
     lines (one content block each, sharing ``message.id``) becomes its blocks in order.
     ``progress`` lines of type ``agent_progress`` carry a sub-agent's messages, and
     ``isSidechain`` lines (older versions) are a sub-agent's too: both are attributed to the
-    sub-agent. Hook progress, ``system``, ``file-history-snapshot``, ``queue-operation`` and
+    sub-agent. A message the user typed while the agent worked is an ``attachment`` line
+    (``queued_command``); Claude Code's compaction summary is a user line marked
+    ``isCompactSummary``: each ``user_message`` says its origin (see
+    :mod:`monologue.origins`). Hook progress, ``system``, ``file-history-snapshot``,
+    ``queue-operation`` (the queue's ledger: its messages arrive as lines of their own) and
     ``summary`` lines carry nothing to narrate and are skipped.
     """
 
@@ -166,8 +178,15 @@ class TranscriptParser(LineParser):
                 role=kind,
                 agent=agent,
                 ts=line.timestamp,
-                user_text=not (line.isMeta or line.isSidechain),
+                user_text=line.isCompactSummary or not (line.isMeta or line.isSidechain),
+                origin="compaction" if line.isCompactSummary else None,
             )
+        if kind == "attachment" and _attachment_type(obj) == "queued_command":
+            queued = validate(AttachmentLine, obj, "queued_command attachment")
+            if queued.isSidechain:
+                return []
+            message = Message(content=queued.attachment.prompt)
+            return self.converter.message(message, role="user", ts=queued.timestamp)
         data = obj.get("data")
         if kind == "progress" and isinstance(data, dict) and data.get("type") == "agent_progress":
             progress = validate(ProgressLine, obj, "agent_progress")
@@ -239,12 +258,19 @@ class StreamJsonParser(LineParser):
                 if result.total_cost_usd is not None
                 else result.cost_usd,
             }
+            failed = result.is_error or (result.subtype or "").startswith("error")
             return self.converter.completion(
                 result.result,
                 is_error=result.is_error,
                 extra={key: value for key, value in extra.items() if value is not None},
+                ending="failed" if failed else "completed",
             )
         return []
+
+
+def _attachment_type(obj: dict[str, Any]) -> Any:
+    attachment = obj.get("attachment")
+    return attachment.get("type") if isinstance(attachment, dict) else None
 
 
 def _summary(text: str) -> str:

@@ -20,7 +20,7 @@ import importlib
 import logging
 from typing import TYPE_CHECKING, Any
 
-from .convert import tool_output
+from .hook_log import hook_events
 from .sdk import parser_of
 
 if TYPE_CHECKING:
@@ -65,25 +65,7 @@ class HookNarration:
                 return {}  # a turn without tool calls, and nobody to tell
             converter = parser_of(session).converter
             events: list[Event] = []
-            tool_id = str(tool_use_id or input_data.get("tool_use_id"))
-            if hook == "PreToolUse":
-                tool_input = input_data.get("tool_input")
-                events = converter.tool_call(
-                    str(input_data.get("tool_name", "tool")),
-                    tool_id,
-                    tool_input if isinstance(tool_input, dict) else {"input": tool_input},
-                    agent=self._who(session, input_data),
-                )
-            elif hook in ("PostToolUse", "PostToolUseFailure"):
-                failed = hook == "PostToolUseFailure"
-                output = input_data.get("error") if failed else input_data.get("tool_response")
-                events = converter.tool_result(
-                    tool_id,
-                    tool_output(output),
-                    is_error=failed,
-                    agent=self._who(session, input_data),
-                )
-            elif hook == "Stop":
+            if hook == "Stop":
                 result = input_data.get("last_assistant_message")
                 if owned:
                     # Delivers the final narration before the agent's turn ends.
@@ -91,20 +73,13 @@ class HookNarration:
                     await session.aclose(result=result)
                 else:
                     events = converter.completion(result)
+            else:
+                events = hook_events(converter, input_data, tool_use_id)
             for event in events:
                 session.dispatch(event)
         except Exception:
             log.exception("monologue-claude: %s hook failed; narration skipped it", hook)
         return {}
-
-    def _who(self, session: Session, input_data: dict[str, Any]) -> str:
-        """The agent name for a hook that fired inside a sub-agent ('' for the main one)."""
-        agent_id = input_data.get("agent_id")
-        if not agent_id:
-            return ""
-        agent_type = input_data.get("agent_type")
-        label = agent_type if isinstance(agent_type, str) and agent_type else None
-        return parser_of(session).converter.sidechain(str(agent_id), None, label)
 
     def matchers(self) -> dict[Any, list[Any]]:
         try:

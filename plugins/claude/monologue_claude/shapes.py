@@ -110,6 +110,7 @@ class ChatLine(_Shape):
     timestamp: datetime | None = None
     isSidechain: StrictBool = False
     isMeta: StrictBool = False
+    isCompactSummary: StrictBool = False
     agentId: str | None = None
     parent_tool_use_id: str | None = None
 
@@ -120,6 +121,23 @@ class ChatLine(_Shape):
         if value is not None and value.tzinfo is None:
             return value.replace(tzinfo=UTC)
         return value
+
+
+class QueuedCommand(_Shape):
+    """``attachment`` of an ``attachment`` line whose type is ``queued_command``: a message
+    typed while the agent worked, handed to it mid-turn."""
+
+    type: Literal["queued_command"]
+    prompt: Content
+
+
+class AttachmentLine(_Shape):
+    """An ``attachment`` line carrying a queued message."""
+
+    type: Literal["attachment"]
+    timestamp: datetime | None = None
+    isSidechain: StrictBool = False
+    attachment: QueuedCommand
 
 
 class AgentProgress(_Shape):

@@ -7,6 +7,10 @@ its description), found in the sibling parent transcript ``<session>.jsonl`` by 
 ``agentId`` its result reports or by the prompt the file starts with; without the parent,
 after the first words of that prompt.
 
+A transcript found elsewhere whose first message is a sidechain line (``isSidechain``) is
+a sub-agent's file copied out of its folder: it reads alone too, named
+after its prompt.
+
 ``agent-acompact-<id>.jsonl`` files are Claude Code compacting the conversation, not a
 sub-agent: read alone, their summary becomes one ``compaction`` event ("I compacted the
 conversation"); merged into their parent's replay, they are left out.
@@ -47,7 +51,7 @@ def read_alone(path: Path, default: str) -> Alone | None:
     """How ``path`` reads on its own when it is a sub-agent file, else ``None``.
     ``default`` names a compaction (the main agent compacts its own conversation)."""
     if path.parent.name != "subagents" or not path.name.startswith("agent-"):
-        return None
+        return _copied_out(path)
     agent_id = path.stem.removeprefix("agent-")
     if is_compaction(path):
         return Alone(agent_id, default, compaction=True)
@@ -55,6 +59,31 @@ def read_alone(path: Path, default: str) -> Alone | None:
     parent = path.parent.parent.with_suffix(".jsonl")
     name = _launch_name(parent, agent_id, prompt) if parent.is_file() else None
     return Alone(agent_id, name or _prompt_name(prompt) or "sub-agent")
+
+
+def _copied_out(path: Path) -> Alone | None:
+    """A sub-agent's file outside its folder: its first message is a sidechain's."""
+    try:
+        handle = path.open("rb")
+    except OSError:
+        return None
+    with handle:
+        for line in handle:
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                return None
+            if not isinstance(obj, dict) or obj.get("type") not in ("user", "assistant"):
+                continue
+            if obj.get("isSidechain") is not True:
+                return None
+            agent_id = obj.get("agentId")  # older Claude Code wrote none
+            prompt = _content(obj) if obj.get("type") == "user" else None
+            return Alone(
+                agent_id if isinstance(agent_id, str) else "",
+                _prompt_name(prompt if isinstance(prompt, str) else None) or "sub-agent",
+            )
+    return None
 
 
 def _objects(path: Path) -> list[dict[str, Any]]:

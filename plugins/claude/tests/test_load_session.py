@@ -40,7 +40,8 @@ def test_recognises_a_transcript_whose_first_line_is_longer_than_the_sniffed_byt
     path = tmp_path / "long.jsonl"
     path.write_text(json.dumps(prompt) + "\n")
     source = claude.hooks.load_session(path)
-    assert [e.type for e in source or []] == ["user_message"]
+    # A prompt never answered: the transcript was cut off.
+    assert [e.type for e in source or []] == ["user_message", "completion"]
 
 
 @pytest.mark.parametrize(
@@ -133,8 +134,10 @@ def test_a_growing_file_read_line_by_line_gives_the_same_events(tmp_path: Path) 
             with path.open("ab") as handle:
                 handle.write(line)
         live += parser.feed(line, number)
-    whole = list(read_session(path))
+    *whole, end = read_session(path)
     assert [(e.type, e.agent, e.data) for e in live] == [(e.type, e.agent, e.data) for e in whole]
+    # Only a whole file has an end to tell.
+    assert (end.type, end.data["ending"]) == ("completion", "completed")
 
 
 def test_parser_for_a_json_array_is_none(tmp_path: Path) -> None:
@@ -155,7 +158,8 @@ def test_a_refusal_says_why(claude: PluginSandbox, tmp_path: Path) -> None:
         claude.hooks.open_session(path)
     assert caught.value.refusals == {
         "claude": "its first message has no 'sessionId' / 'parentUuid' (a Claude Code "
-        "transcript) nor 'session_id' and a stream-json 'type' (claude -p output)"
+        "transcript), no 'session_id' and a stream-json 'type' (claude -p output) and no "
+        "'hook_event_name' (Claude Code hook payloads)"
     }
     text = tmp_path / "notes.txt"
     text.write_text("hello")

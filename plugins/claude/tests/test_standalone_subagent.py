@@ -58,7 +58,10 @@ def test_a_compaction_file_alone_is_told_as_a_compaction(
     monologue_plugins: PluginSandbox,
 ) -> None:
     events = list(read_session(COMPACTION))
-    assert [(event.type, event.agent) for event in events] == [("compaction", "")]
+    assert [(event.type, event.agent) for event in events] == [
+        ("compaction", ""),
+        ("completion", ""),
+    ]
     assert events[0].data["text"].startswith("The user asked to rename load_config")
     assert "<analysis>" not in events[0].data["text"]
     assert read_session(COMPACTION).agent == "claude"

@@ -62,6 +62,7 @@ def test_result_message_is_the_completion_with_its_figures() -> None:
         "num_turns": 4,
         "duration_ms": 5400.0,
         "total_cost_usd": 0.0123,
+        "ending": "completed",
     }
 
 

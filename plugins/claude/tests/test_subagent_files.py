@@ -36,7 +36,10 @@ def test_subagent_files_merge_in_time_order_under_their_names() -> None:
         ("tool_result", "", "Task"),
         ("tool_call", "", "Edit"),
         ("tool_result", "", "Edit"),
+        ("completion", "", ""),
     ]
+    # The agent never answered the edit's result: the transcript ends mid-turn.
+    assert events[-1].data["ending"] == "cut_off"
     assert [e.ts for e in events] == sorted(e.ts for e in events)
     grep = next(e for e in events if e.data.get("tool_name") == "Grep")
     assert grep.data["input"] == {

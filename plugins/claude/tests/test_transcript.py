@@ -28,7 +28,8 @@ def summary(events: Iterable[Event]) -> list[tuple[str, str, str]]:
 
 
 def test_lines_become_events_in_order_and_noise_is_skipped() -> None:
-    assert summary(events_of("transcript.jsonl")) == [
+    events = events_of("transcript.jsonl")
+    assert summary(events) == [
         ("user_message", "", "Rename fetch() to fetch_"),
         ("thinking", "", "I should find the defini"),
         ("text", "", "I'll look for the defini"),
@@ -43,8 +44,16 @@ def test_lines_become_events_in_order_and_noise_is_skipped() -> None:
         ("tool_result", "", "Task"),
         ("tool_call", "", "Edit"),
         ("tool_result", "", "Edit"),
+        ("user_message", "", "<local-command-stdout>St"),
         ("text", "", "The edit failed because "),
+        ("completion", "", ""),
     ]
+    # Claude Code's output of a slash command is no prompt; the agent had answered last.
+    assert [e.data.get("origin") for e in events if e.type == "user_message"] == [
+        "user",
+        "command_output",
+    ]
+    assert events[-1].data["ending"] == "completed"
 
 
 def test_split_assistant_message_keeps_its_blocks_and_ids() -> None:
@@ -88,7 +97,7 @@ def test_a_timestamp_without_zone_is_taken_as_utc(tmp_path: Path) -> None:
     }
     path = tmp_path / "naive.jsonl"
     path.write_text(json.dumps(line) + "\n")
-    (event,) = read_session(path)
+    event, _ = read_session(path)
     assert event.ts == datetime(2026, 1, 5, 8, tzinfo=UTC)
 
 
@@ -102,6 +111,7 @@ def test_sidechain_lines_belong_to_the_task_that_sent_their_prompt() -> None:
         ("text", "claude/Review diff", "One bug: loop.py now run"),
         ("tool_result", "", "Task"),
         ("text", "", "The reviewer found an of"),
+        ("completion", "", ""),
     ]
 
 

@@ -1,5 +1,7 @@
 """Regenerate examples/harness/recordings: a live run of examples/harness/tasks.md through the
-SDK's real query() and the scripted fake ``claude`` CLI, recorded (narratives included).
+SDK's real query() and the scripted fake ``claude`` CLI, recorded, then the narratives taken
+out of the recordings: the example's replay narrates with the installed narrator (its
+golden output is tests/fixtures/example-narration.txt, see test_cli.py).
 
     MONOLOGUE_NO_CONFIG_FILE=1 .tox/harness/bin/python plugins/harness/tests/make_example.py
 
@@ -9,6 +11,7 @@ test_example.py fails with the missing-recording error when a prompt changed sin
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 import tempfile
 from pathlib import Path
@@ -36,6 +39,10 @@ async def main() -> None:
             checkpoint=Path(scratch) / "checkpoint.json",
         ).run()
     print(summary.report())
+    for recording in store.rglob("*.json"):
+        document = json.loads(recording.read_text(encoding="utf-8"))
+        document["metadata"].pop("narratives", None)
+        recording.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,10 @@ from monologue.cli import cli
 from monologue.testing import PluginSandbox
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "harness"
+GOLDEN = Path(__file__).parent / "fixtures" / "example-narration.txt"
+"""What the example's replay printed with the template narrator when last accepted: its
+narratives are generated anew on every replay, this file only shows how they changed.
+``MONOLOGUE_UPDATE_GOLDEN=1`` rewrites it from the current narrator."""
 
 
 @pytest.fixture
@@ -35,6 +39,27 @@ def test_example_replays_offline_with_narration(runner: CliRunner) -> None:
     assert "T002 rejected on attempt 1; retrying" in lines
     assert lines[-1].startswith("3 total, 3 validated; 1 retries;")
     assert lines[-1].endswith("7500 in / 750 out tokens; $0.1500")
+
+
+def test_example_narratives_are_generated_and_diffed_against_the_golden(
+    runner: CliRunner,
+) -> None:
+    import difflib
+
+    # The recordings hold the agents' messages only: no narrative to play back.
+    for recording in (EXAMPLE / "recordings").rglob("*.json"):
+        assert "narratives" not in json.loads(recording.read_text())["metadata"], recording
+    result = runner.invoke(
+        cli, ["harness", "run", str(EXAMPLE / "tasks.md"), "--replay", str(EXAMPLE / "recordings")]
+    )
+    assert result.exit_code == 0, result.output
+    printed = result.output.splitlines()[:-1]  # the summary line holds the run's duration
+    assert sum(line.startswith(("parser: ", "coder: ", "reviewer: ")) for line in printed) == 18
+    if os.environ.get("MONOLOGUE_UPDATE_GOLDEN"):
+        GOLDEN.write_text("\n".join(printed) + "\n", encoding="utf-8")
+    golden = GOLDEN.read_text(encoding="utf-8").splitlines()
+    diff = "\n".join(difflib.unified_diff(golden, printed, "golden", "replayed", lineterm=""))
+    assert not diff, f"the narration changed (MONOLOGUE_UPDATE_GOLDEN=1 accepts it):\n{diff}"
 
 
 def test_json_summary(runner: CliRunner) -> None:
@@ -114,4 +139,5 @@ def test_one_agent_example_runs(tmp_path: Path) -> None:
     )
     lines = done.stdout.splitlines()
     assert lines[0].startswith("parser: I'll parse the tasks file")
+    assert "StructuredOutput" not in done.stdout  # narrated anew, not the stored narratives
     assert lines[-1] == "[('T001', []), ('T002', ['T001']), ('T003', [])]"

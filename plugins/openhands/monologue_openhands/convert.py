@@ -7,8 +7,13 @@
   ``error`` observation, or a command with a non-zero exit code, is an error result).
 - ``message`` is what the user or the agent said; ``think`` is ``thinking``; ``finish`` and
   ``reject`` are the ``completion``; an ``error`` observation answering nothing is an
-  ``error``; ``agent_state_changed`` becomes an ``agent_update`` (the ``error`` state an
-  ``error``). The ``null`` observation, ``system``, ``recall`` and the like carry nothing.
+  ``error``; ``agent_state_changed`` becomes an ``agent_update`` saying the state in plain
+  words (``awaiting_user_input``: "waiting for the user's reply"; the state's own name stays
+  in ``framework_state``), the ``error`` state an ``error``. The ``null`` observation,
+  ``system``, ``recall`` and the like carry nothing.
+- A stream without ``finish`` ends with a ``completion`` saying how it ended from the last
+  state: waiting for the user or finished is ``completed``, ``stopped`` ``interrupted``,
+  ``error`` ``failed``, anything else ``cut_off`` (see :meth:`Converter.finish`).
 
 Every event keeps the OpenHands ``id`` (``openhands_id``) and ``cause`` in its data.
 """
@@ -19,6 +24,7 @@ from datetime import UTC
 from typing import Any
 
 from monologue.events import Event
+from monologue.origins import prompt_data
 
 from .shapes import OpenHandsEvent
 from .tools import as_tool
@@ -26,6 +32,23 @@ from .tools import as_tool
 __all__ = ["Converter"]
 
 _QUIET_STATES = frozenset({"loading", "init", "running", "user_confirmed"})
+_STATE_WORDS = {
+    "awaiting_user_input": "waiting for the user's reply",
+    "awaiting_user_confirmation": "waiting for the user to confirm an action",
+    "user_rejected": "the user rejected an action",
+    "paused": "paused",
+    "stopped": "stopped by the user",
+    "finished": "finished",
+    "rejected": "gave up on the task",
+    "rate_limited": "waiting out the model's rate limit",
+}
+_ENDINGS = {
+    "awaiting_user_input": "completed",
+    "finished": "completed",
+    "stopped": "interrupted",
+    "error": "failed",
+    "rejected": "failed",
+}
 
 
 class Converter:
@@ -33,10 +56,28 @@ class Converter:
 
     def __init__(self) -> None:
         self._calls: dict[int, tuple[str, str]] = {}  # action id -> (tool_use_id, tool_name)
+        self._state: str | None = None
+        self._completed = False
+        self._last: OpenHandsEvent | None = None
+
+    def finish(self) -> list[Event]:
+        """The completion of a stream that ended without ``finish`` / ``reject``, saying how
+        it ended; none when it completed, or is empty."""
+        if self._completed or self._last is None:
+            return []
+        ending = "cut_off" if self._calls else _ENDINGS.get(self._state or "", "cut_off")
+        data = {"result": None, "is_error": ending == "failed", "ending": ending}
+        return [self._stamp("completion", data, self._last)]
 
     def convert(self, item: OpenHandsEvent) -> list[Event]:
         ids = {"openhands_id": item.id, **({"cause": item.cause} if item.cause is not None else {})}
         made = self._action(item) if item.action is not None else self._observation(item)
+        self._last = item
+        kinds = {kind for kind, _ in made}
+        if "completion" in kinds:
+            self._completed = True
+        elif kinds & {"user_message", "text", "tool_call"}:
+            self._completed = False  # a new turn
         return [self._stamp(kind, {**data, **ids}, item) for kind, data in made]
 
     def _action(self, item: OpenHandsEvent) -> list[tuple[str, dict[str, Any]]]:
@@ -59,12 +100,19 @@ class Converter:
             return [*said, ("tool_call", call)]
         if action == "message":
             text = str(args.get("content") or item.message)
-            return [("user_message" if item.source == "user" else "text", {"text": text})]
+            if item.source == "user":
+                return [("user_message", prompt_data(text))]
+            return [("text", {"text": text})]
         if action == "think":
             return [("thinking", {"text": thought})] if said else []
         if action in ("finish", "reject"):
             final = args.get("final_thought") or thought or item.message
-            data = {"result": final or None, "is_error": action == "reject"}
+            rejected = action == "reject"
+            data = {
+                "result": final or None,
+                "is_error": rejected,
+                "ending": "failed" if rejected else "completed",
+            }
             return [("completion", {**data, "outputs": args.get("outputs") or {}})]
         return []
 
@@ -80,11 +128,13 @@ class Converter:
             return [("error", {"message": item.content or item.message, "error_type": "error"})]
         if kind == "agent_state_changed":
             state = str(extras.get("agent_state", ""))
+            self._state = state or self._state
             if state == "error":
-                reason = extras.get("reason") or "the agent stopped in its error state"
+                reason = extras.get("reason") or "the agent stopped on an error"
                 return [("error", {"message": str(reason), "error_type": "agent_state"})]
             if state and state not in _QUIET_STATES:
-                return [("agent_update", {"message": f"agent state: {state}", "state": state})]
+                words = _STATE_WORDS.get(state, state.replace("_", " "))
+                return [("agent_update", {"message": words, "framework_state": state})]
         return []
 
     @staticmethod

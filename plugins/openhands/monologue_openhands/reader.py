@@ -66,6 +66,10 @@ class EventLineParser:
         obj = json_line(self.path, line, lineno, self.max_line_bytes)
         return [] if obj is None else self.feed_object(obj, lineno=lineno)
 
+    def finish(self) -> list[Event]:
+        """How the stream ended, when it said nothing of it (see ``Converter.finish``)."""
+        return self._converter.finish()
+
     def feed_object(self, obj: Any, *, lineno: int | None = None, index: int = 0) -> list[Event]:
         """The events of one decoded OpenHands event (from a line, or ``$[index]``)."""
         try:
@@ -96,12 +100,14 @@ class OpenHandsFile:
         parser = EventLineParser(self.path)
         if self.layout == "lines":
             yield from parse_lines(self.path, parser, parser.max_line_bytes)
+            yield from parser.finish()
             return
         document = load_json_document(self.path)
         if not isinstance(document, list):
             raise RecordingError(self.path, None, "expected a JSON array of OpenHands events")
         for index, obj in enumerate(document):
             yield from parser.feed_object(obj, index=index)
+        yield from parser.finish()
 
 
 def read_session(path: str | Path) -> OpenHandsFile:

@@ -2,13 +2,15 @@
 
 ``run`` is a shell command, ``read`` / ``write`` / ``edit`` act on a file, ``browse`` fetches
 a URL: they become ``Bash``, ``Read``, ``Write``, ``Edit`` and ``WebFetch`` with the input a
-narrator names the subject of. The action's own name, the function the model called and the
-action's arguments stay in the event (``framework_tool``, ``function_name``,
-``framework_input``).
+narrator names the subject of. An MCP call (``call_tool_mcp``) is the tool it names, with
+its arguments as a dict (OpenHands keeps them as a JSON string), never raw JSON. The
+action's own name, the function the model called and the action's arguments stay in the
+event (``framework_tool``, ``function_name``, ``framework_input``).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -49,6 +51,18 @@ def _browse_interactive(args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return "Browser", {"actions": str(args.get("browser_actions", ""))}
 
 
+def _mcp(args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    arguments = args.get("arguments")
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            arguments = {"arguments": arguments}
+    if not isinstance(arguments, dict):
+        arguments = {} if arguments is None else {"arguments": arguments}
+    return str(args.get("name") or "mcp"), arguments
+
+
 TOOL_ACTIONS = {
     "run": _run,
     "read": _file("Read"),
@@ -57,6 +71,7 @@ TOOL_ACTIONS = {
     "browse": _browse,
     "run_ipython": _ipython,
     "browse_interactive": _browse_interactive,
+    "call_tool_mcp": _mcp,
 }
 
 

@@ -50,7 +50,9 @@ def test_actions_observations_states_and_finish() -> None:
     result = next(e.data for e in events if e.type == "tool_result" and e.data["is_error"])
     assert (result["tool_use_id"], result["exit_code"], result["cause"]) == ("toolu_run_3", 2, 9)
     assert events[14].data["message"] == "LLM rate limit reached"
-    assert events[-1].data["state"] == "finished"
+    assert events[-1].data["framework_state"] == "finished"
+    assert events[-1].data["message"] == "finished"
+    assert events[-2].data["ending"] == "completed"
     assert events[0].ts.isoformat() == "2025-03-01T10:00:00+00:00"
 
 
@@ -70,6 +72,7 @@ def test_watch_follows_a_growing_jsonl_file(
     assert plugin == "openhands"
     assert isinstance(parser, EventLineParser)
     seen = [e for n, line in enumerate(lines, 1) for e in parser.feed(line, n)]
+    seen += parser.finish()
     assert summary(seen) == summary(list(read_session(FIXTURES / "events.json")))
 
 
@@ -96,3 +99,34 @@ def test_recognised_by_content_and_narrated_by_subject(
     ]
     for call, subject in zip(replayed.of_type("tool_call"), subjects, strict=True):
         assert subject in (replayed.narrative_of(call) or ""), subject
+
+
+def test_a_stream_without_finish_ends_as_its_last_state_says(tmp_path: Path) -> None:
+    path = tmp_path / "gui.jsonl"
+    path.write_text(
+        '{"id": 0, "source": "user", "action": "message", "args": {"content": "Make a todo app"}}\n'
+        '{"id": 1, "source": "agent", "action": "run", "args": {"command": "mkdir app"}}\n'
+        '{"id": 2, "source": "agent", "observation": "run", "cause": 1, "content": "",'
+        ' "extras": {"metadata": {"exit_code": 0}}}\n'
+        '{"id": 3, "source": "environment", "observation": "agent_state_changed",'
+        ' "content": "", "extras": {"agent_state": "awaiting_user_input"}}\n'
+    )
+    *_, update, end = read_session(path)
+    # The state in plain words, its name kept apart for programs.
+    assert update.data["message"] == "waiting for the user's reply"
+    assert "awaiting" not in update.data["message"]
+    assert (end.type, end.data["ending"]) == ("completion", "completed")
+
+    path.write_text("\n".join(path.read_text().splitlines()[:2]) + "\n")
+    *_, call, end = read_session(path)
+    assert (call.type, end.data["ending"]) == ("tool_call", "cut_off")
+
+
+def test_an_mcp_call_is_its_tool_with_its_arguments_as_a_dict(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.jsonl"
+    path.write_text(
+        '{"id": 1, "source": "agent", "action": "call_tool_mcp", "args": {"name": "fetch",'
+        ' "arguments": "{\\"url\\": \\"https://example.org\\"}"}}\n'
+    )
+    call, _ = read_session(path)
+    assert (call.data["tool_name"], call.data["input"]) == ("fetch", {"url": "https://example.org"})

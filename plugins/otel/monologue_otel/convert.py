@@ -13,6 +13,15 @@ Spans are read in the order they started, and their events ordered by time:
   and no execution has answered yet. An execution nobody asked for gets its own
   ``tool_call``.
 
+A span read twice (an exporter's retry, two files of one trace) counts once: spans are
+known by their ids. An execution whose call id the model span did not give (it asked
+without ids) answers the oldest unanswered request of that tool, so that one call is one
+call and its result, never a second call beside a first one left running.
+
+Narrators get plain text: a tool's JSON output is decoded (``output`` is then a dict or a
+list), and a model's structured answer is told as its text, the object itself kept in
+``structured``.
+
 Events keep the spans' ids (``trace_id``, ``span_id``); a call asked for without an id gets
 ``<span id>-<n>``, the model span's id and the request's position.
 """
@@ -25,6 +34,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from monologue.events import Event
+from monologue.origins import prompt_data
 
 from .spans import Span
 
@@ -43,11 +53,19 @@ class SpanConverter:
     def __init__(self) -> None:
         self._waiting: defaultdict[str, deque[str]] = defaultdict(deque)
         self._asked: set[str] = set()
+        self._unnamed: set[str] = set()
+        """Ids made up for requests the model span gave none for."""
+        self._seen: set[tuple[str, str]] = set()
         self._told_task = False
 
     def convert(self, spans: list[Span]) -> list[Event]:
         timed: list[tuple[int, int, Event]] = []
-        for span in sorted(spans, key=lambda span: span.start_ns):
+        fresh = []
+        for span in spans:
+            if (span.trace_id, span.span_id) not in self._seen:
+                self._seen.add((span.trace_id, span.span_id))
+                fresh.append(span)
+        for span in sorted(fresh, key=lambda span: span.start_ns):
             operation = span.operation
             if operation in MODEL_OPERATIONS:
                 made = self._model(span)
@@ -68,16 +86,18 @@ class SpanConverter:
         task = None if self._told_task else _last_user_text(span.attributes)
         if task:
             self._told_task = True
-            made.append((span.start_ns, "user_message", {"text": task}))
+            made.append((span.start_ns, "user_message", prompt_data(task)))
         if span.failed:
             message = span.status_message or f"the model call {span.name!r} failed"
             made.append((span.end_ns, "error", {"message": message}))
             return made
         text, requests = _model_output(span.attributes)
         if text:
-            made.append((span.end_ns, "text", {"text": text}))
+            made.append((span.end_ns, "text", _said(text)))
         for number, (name, given_id, args) in enumerate(requests, 1):
             call_id = given_id or f"{span.span_id}-{number}"
+            if not given_id:
+                self._unnamed.add(call_id)
             self._waiting[name].append(call_id)
             self._asked.add(call_id)
             data = {"tool_name": name, "tool_use_id": call_id, "input": args}
@@ -89,10 +109,15 @@ class SpanConverter:
         name = str(attrs.get("gen_ai.tool.name") or span.name.removeprefix("execute_tool ").strip())
         call_id = attrs.get("gen_ai.tool.call.id")
         made: list[Made] = []
+        unnamed = next((c for c in self._waiting[name] if c in self._unnamed), None)
         if isinstance(call_id, str) and call_id in self._asked:
             self._waiting[name] = deque(c for c in self._waiting[name] if c != call_id)
         elif not call_id and self._waiting[name]:
             call_id = self._waiting[name].popleft()
+        elif unnamed is not None:
+            # The model span asked without ids, the execution has one: the same call.
+            call_id = unnamed
+            self._waiting[name].remove(unnamed)
         else:
             call_id = str(call_id or span.span_id)
             args = _json_object(
@@ -101,13 +126,15 @@ class SpanConverter:
             data = {"tool_name": name, "tool_use_id": call_id, "input": args}
             made.append((span.start_ns, "tool_call", data))
         self._asked.discard(call_id)
+        self._unnamed.discard(call_id)
         output = attrs.get("gen_ai.output", attrs.get("gen_ai.tool.call.result", ""))
         if span.failed and span.status_message:
             output = span.status_message
+        decoded = _decoded(output)
         result = {
             "tool_use_id": call_id,
             "tool_name": name,
-            "output": output if isinstance(output, str) else json.dumps(output),
+            "output": decoded if isinstance(decoded, dict | list | str) else json.dumps(output),
             "is_error": span.failed,
         }
         made.append((span.end_ns, "tool_result", result))
@@ -121,11 +148,46 @@ def _event(kind: str, data: dict[str, Any], span: Span, ns: int) -> Event:
 
 def _completion(span: Span) -> dict[str, Any]:
     output = span.attributes.get("gen_ai.output")
-    return {
-        "result": output if isinstance(output, str | None) else json.dumps(output),
+    said = _said(output) if output not in (None, "") else {"text": None}
+    data = {
+        "result": said["text"],
         "is_error": span.failed,
+        "ending": "failed" if span.failed else "completed",
         "agent_name": span.attributes.get("gen_ai.agent.name"),
     }
+    return {**data, **({"structured": said["structured"]} if "structured" in said else {})}
+
+
+def _said(value: Any) -> dict[str, Any]:
+    """What a model said, as text: a structured (JSON) answer in plain words, the object
+    kept in ``structured``."""
+    decoded = _decoded(value)
+    if isinstance(decoded, dict | list):
+        return {"text": plain(decoded), "structured": decoded}
+    return {"text": value if isinstance(value, str) else json.dumps(value)}
+
+
+_ANSWER_KEYS = ("final_answer", "answer", "result", "summary", "message", "text", "content")
+_ITEM_KEYS = ("description", "title", "name", "text", "content", "summary")
+
+
+def plain(value: Any) -> str:
+    """A JSON value in plain words: an answer field when it has one, else its items and
+    fields, without braces, quotes or key syntax."""
+    if isinstance(value, dict):
+        for key in _ANSWER_KEYS:
+            if isinstance(value.get(key), str) and value[key].strip():
+                return str(value[key])
+        for key in _ITEM_KEYS:
+            if isinstance(value.get(key), str) and value[key].strip() and len(value) <= 3:
+                return str(value[key])
+        return "; ".join(f"{str(k).replace('_', ' ')}: {plain(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return " ".join(
+            f"{n}. {plain(item).rstrip('.')}." if len(value) > 1 else plain(item)
+            for n, item in enumerate(value, 1)
+        )
+    return "" if value is None else str(value)
 
 
 def _decoded(value: Any) -> Any:

@@ -8,6 +8,11 @@
   ``ReadableSpan.to_json()`` shape, snake_case, ``context`` / ``parent`` ids, attributes as a
   plain object, times as nanoseconds or ISO 8601.
 
+A span's GenAI content may be recorded as attributes or, by newer instrumentations, on a
+span event (``gen_ai.client.inference.operation.details``) carrying the same ``gen_ai.*``
+attributes; some record both. The event's attributes fill what the span's lack, so the
+content is read once either way.
+
 Shape errors raise :class:`ShapeError` with the JSON path of the culprit.
 """
 
@@ -23,6 +28,9 @@ from monologue.lines import json_path
 __all__ = ["ShapeError", "Span", "otlp_spans", "sdk_spans"]
 
 _M = TypeVar("_M", bound=BaseModel)
+
+DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+"""The span event newer GenAI instrumentations record a model call's messages on."""
 
 
 class ShapeError(ValueError):
@@ -63,6 +71,11 @@ class _Status(_Open):
     message: str | None = None
 
 
+class _OtlpEvent(_Open):
+    name: str = ""
+    attributes: list[_KeyValue] = Field(default_factory=list)
+
+
 class _OtlpSpan(_Open):
     traceId: str
     spanId: str
@@ -71,6 +84,7 @@ class _OtlpSpan(_Open):
     startTimeUnixNano: int | str
     endTimeUnixNano: int | str
     attributes: list[_KeyValue] = Field(default_factory=list)
+    events: list[_OtlpEvent] = Field(default_factory=list)
     status: _Status = Field(default_factory=_Status)
 
 
@@ -96,6 +110,11 @@ class _SdkStatus(_Open):
     description: str | None = None
 
 
+class _SdkEvent(_Open):
+    name: str = ""
+    attributes: dict[str, Any] = Field(default_factory=dict)
+
+
 class _SdkSpan(_Open):
     name: str
     context: _Context
@@ -103,6 +122,7 @@ class _SdkSpan(_Open):
     start_time: int | datetime
     end_time: int | datetime | None = None
     attributes: dict[str, Any] = Field(default_factory=dict)
+    events: list[_SdkEvent] = Field(default_factory=list)
     status: _SdkStatus = Field(default_factory=_SdkStatus)
 
 
@@ -117,7 +137,13 @@ def otlp_spans(document: Any) -> list[Span]:
             name=span.name,
             start_ns=int(span.startTimeUnixNano),
             end_ns=int(span.endTimeUnixNano),
-            attributes={kv.key: _any_value(kv.value) for kv in span.attributes},
+            attributes=_with_events(
+                {kv.key: _any_value(kv.value) for kv in span.attributes},
+                [
+                    (e.name, {kv.key: _any_value(kv.value) for kv in e.attributes})
+                    for e in span.events
+                ],
+            ),
             failed=span.status.code in (2, "STATUS_CODE_ERROR"),
             status_message=span.status.message or None,
         )
@@ -145,12 +171,27 @@ def sdk_spans(document: Any) -> list[Span]:
                 name=span.name,
                 start_ns=start,
                 end_ns=_nanoseconds(span.end_time) if span.end_time is not None else start,
-                attributes=span.attributes,
+                attributes=_with_events(
+                    span.attributes, [(e.name, e.attributes) for e in span.events]
+                ),
                 failed=(span.status.status_code or "").lower() == "error",
                 status_message=span.status.description,
             )
         )
     return spans
+
+
+def _with_events(
+    attributes: dict[str, Any], events: list[tuple[str, dict[str, Any]]]
+) -> dict[str, Any]:
+    """The span's attributes, with the GenAI content its details events carry and it lacks."""
+    merged = dict(attributes)
+    for name, found in events:
+        if name == DETAILS_EVENT:
+            for key, value in found.items():
+                if key.startswith("gen_ai."):
+                    merged.setdefault(key, value)
+    return merged
 
 
 def _validate(model: type[_M], value: Any, at: list[str | int] | None = None) -> _M:

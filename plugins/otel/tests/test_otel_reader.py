@@ -103,3 +103,94 @@ def test_recognised_by_content_and_narrated_by_subject(
     for call in replayed.of_type("tool_call"):
         subject = next(iter(call.data["input"].values())).rstrip("/").split("/")[-1]
         assert subject in (replayed.narrative_of(call) or ""), subject
+
+
+def _span(span_id: str, name: str, start: int, attributes: dict[str, object], **extra: object):
+    return {
+        "name": name,
+        "context": {"trace_id": "0x" + "7" * 32, "span_id": "0x" + span_id},
+        "start_time": 1_700_000_000_000_000_000 + start * 1_000_000,
+        "end_time": 1_700_000_000_000_000_000 + (start + 5) * 1_000_000,
+        "attributes": attributes,
+        **extra,
+    }
+
+
+def test_each_tool_call_counts_once(tmp_path: Path) -> None:
+    asked = _span(
+        "e000000000000001",
+        "call_llm m",
+        0,
+        {
+            "gen_ai.operation.name": "call_llm",
+            "gen_ai.output": json.dumps(
+                [{"tool.name": "write_file", "tool.args": json.dumps({"path": "y.txt"})}]
+            ),
+        },
+    )
+    # The execution carries an id the model span never gave: still the same call.
+    ran = _span(
+        "e000000000000002",
+        "execute_tool write_file",
+        10,
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "write_file",
+            "gen_ai.tool.call.id": "call_w1",
+            "gen_ai.output": '{"written": 4}',
+        },
+    )
+    answered = _span(
+        "e000000000000003",
+        "call_llm m",
+        20,
+        {"gen_ai.operation.name": "call_llm", "gen_ai.output": '{"final_answer": "Wrote y.txt."}'},
+    )
+    path = tmp_path / "trace.json"
+    # An exporter's retry wrote the execution span twice.
+    path.write_text(json.dumps({"spans": [asked, ran, ran, answered]}))
+    events = list(read_session(path))
+    assert [e.type for e in events] == ["tool_call", "tool_result", "text"]
+    call, result, said = events
+    assert call.data["tool_use_id"] == result.data["tool_use_id"]
+    # Plain values for the narrator: the output decoded, the structured answer as words.
+    assert result.data["output"] == {"written": 4}
+    assert said.data["text"] == "Wrote y.txt."
+    assert said.data["structured"] == {"final_answer": "Wrote y.txt."}
+
+
+def test_content_on_a_details_event_is_read_once(tmp_path: Path) -> None:
+    call = {"type": "tool_call", "id": "c1", "name": "grep", "arguments": {"pattern": "x"}}
+    messages = json.dumps([{"role": "assistant", "parts": [call]}])
+    details = {
+        "name": "gen_ai.client.inference.operation.details",
+        "attributes": {"gen_ai.output.messages": messages},
+    }
+    both = _span(
+        "e000000000000004",
+        "chat m",
+        0,
+        {"gen_ai.operation.name": "chat", "gen_ai.output.messages": messages},
+        events=[details],
+    )
+    only_event = _span(
+        "e000000000000005", "chat m", 10, {"gen_ai.operation.name": "chat"}, events=[details]
+    )
+    for span in (both, only_event):
+        path = tmp_path / "trace.json"
+        path.write_text(json.dumps({"spans": [span]}))
+        calls = [e.data["input"] for e in read_session(path) if e.type == "tool_call"]
+        assert calls == [{"pattern": "x"}]
+
+
+def test_a_structured_answer_reads_as_plain_words() -> None:
+    from monologue_otel.convert import plain
+
+    steps = {
+        "steps": [
+            {"number": 1, "description": "Get the time"},
+            {"number": 2, "description": "Write the year."},
+        ]
+    }
+    assert plain(steps) == "steps: 1. Get the time. 2. Write the year."
+    assert "{" not in plain({"a_b": {"c": [1, 2]}}) and "a b" in plain({"a_b": 1})

@@ -16,6 +16,7 @@ from typing import Any
 
 from monologue.events import Event
 
+from .outcome import completion
 from .shapes import ChatMessage
 
 __all__ = ["mini_events"]
@@ -61,7 +62,7 @@ def mini_events(messages: list[ChatMessage], info: dict[str, Any]) -> Iterator[E
             yield _result(call_id, text)
         elif message.role == "user" and not told_task:
             told_task = True
-            yield Event(type="user_message", data={"text": text})
+            yield Event(type="user_message", data={"text": text, "origin": "user"})
     if info:
         yield _completion(None, info)
 
@@ -82,15 +83,8 @@ def _result(call_id: str, text: str) -> Event:
 
 
 def _completion(submission: str | None, info: dict[str, Any]) -> Event:
-    status = info.get("exit_status")
-    data: dict[str, Any] = {
-        "result": status if isinstance(status, str) else ("submitted" if submission else None),
-        "is_error": isinstance(status, str) and status.lower() not in ("submitted", ""),
-    }
     found = submission if submission is not None else info.get("submission")
-    if isinstance(found, str):
-        data["submission"] = found
-    return Event(type="completion", data=data)
+    return completion(info.get("exit_status"), submission is not None, found)
 
 
 def _text(content: str | list[Any]) -> str:

@@ -28,7 +28,7 @@ __all__ = ["Format", "SweFile", "detect", "read_session"]
 Format = Literal["swe-agent", "mini-swe-agent"]
 
 _M = TypeVar("_M", bound=BaseModel)
-_TRAJ_KEYS = re.compile(rb'"trajectory"\s*:\s*\[')
+_TRAJ_KEYS = re.compile(rb'"(?:trajectory|history)"\s*:\s*\[')
 _MINI_MARKS = re.compile(rb"mswea_bash_command|mini_version|mini-swe-agent")
 _CHAT = re.compile(rb'^\[\s*\{\s*"(?:role|content)"')
 
@@ -43,7 +43,9 @@ def detect(path: Path) -> Format:
     if _MINI_MARKS.search(head) and (head.startswith(b"{") or _CHAT.match(head)):
         return "mini-swe-agent"
     if head.startswith(b"{"):
-        raise NotMyFormat("a JSON object without a 'trajectory' list nor mini-swe-agent marks")
+        raise NotMyFormat(
+            "a JSON object without a 'trajectory' or 'history' list nor mini-swe-agent marks"
+        )
     raise NotMyFormat("a JSON array that is not a mini-swe-agent message list")
 
 

@@ -46,9 +46,9 @@ class Step(_Open):
 
 
 class Trajectory(_Open):
-    """A SWE-agent ``.traj`` file."""
+    """A SWE-agent ``.traj`` file, or a demonstration (``history`` only)."""
 
-    trajectory: list[Step]
+    trajectory: list[Step] = Field(default_factory=list)
     history: list[HistoryMessage] = Field(default_factory=list)
     info: dict[str, Any] = Field(default_factory=dict)
 

@@ -5,7 +5,12 @@ its ``action`` a ``tool_call`` and its ``observation`` the matching ``tool_resul
 (function calling) the ids are the model's own ``tool_calls[].id``, taken from the
 ``history`` messages that carry them, in order; in 0.x there are no ids, action and
 observation pair by position and the id is ``step-<n>``. ``submit`` ends the run: it becomes
-the ``completion``, with ``info.exit_status`` and the submitted patch.
+the ``completion``, with ``info.exit_status`` and the submitted patch (see
+:mod:`monologue_sweagent.outcome`).
+
+A demonstration (the worked example SWE-agent shows its model) holds only ``history``: its
+steps are read from the messages, each assistant message's ``action`` and ``thought`` and the
+tool or user message after it as the observation.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any
 from monologue.events import Event
 
 from .commands import from_action, from_function, is_submit
+from .outcome import completion
 from .shapes import HistoryMessage, Step, ToolCall, Trajectory
 
 __all__ = ["trajectory_events"]
@@ -25,9 +31,13 @@ _NO_FILE = frozenset({"", "n/a", "None"})
 
 
 def trajectory_events(traj: Trajectory) -> Iterator[Event]:
+    if not traj.trajectory:
+        # A demonstration: every message is marked as one, and the file is nothing else.
+        history = [message.model_copy(update={"is_demo": False}) for message in traj.history]
+        traj = traj.model_copy(update={"history": history, "trajectory": _steps(history)})
     task = _task(traj.history)
     if task:
-        yield Event(type="user_message", data={"text": task})
+        yield Event(type="user_message", data={"text": task, "origin": "user"})
     calls = _CallQueue(traj.history)
     open_file: str | None = None
     submitted = False
@@ -76,6 +86,31 @@ def _step_events(
     )
 
 
+def _steps(history: list[HistoryMessage]) -> list[Step]:
+    """The steps of a history: each assistant action, seen through the next message."""
+    steps: list[Step] = []
+    waiting = False
+    for message in history:
+        extra = message.model_extra or {}
+        action = extra.get("action")
+        if message.role == "assistant" and isinstance(action, str) and action.strip():
+            thought = extra.get("thought")
+            if not isinstance(thought, str):
+                thought = _content(message.content)
+            steps.append(Step(action=action, thought=thought, observation=""))
+            waiting = True
+        elif message.role in ("tool", "user") and waiting:
+            steps[-1].observation = _content(message.content)
+            waiting = False
+    return steps
+
+
+def _content(content: str | list[Any] | None) -> str:
+    if isinstance(content, list):
+        return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return content or ""
+
+
 class _CallQueue:
     """The 1.x function calls of ``history``, in order, handed to the steps they belong to."""
 
@@ -99,14 +134,7 @@ class _CallQueue:
 
 
 def _completion(info: dict[str, Any], submitted: bool) -> Event:
-    status = info.get("exit_status")
-    data: dict[str, Any] = {
-        "result": status if isinstance(status, str) else ("submitted" if submitted else None),
-        "is_error": isinstance(status, str) and not status.startswith("submitted"),
-    }
-    if isinstance(info.get("submission"), str):
-        data["submission"] = info["submission"]
-    return Event(type="completion", data=data)
+    return completion(info.get("exit_status"), submitted, info.get("submission"))
 
 
 def _task(history: list[HistoryMessage]) -> str | None:

@@ -70,5 +70,5 @@ def test_load_session_refuses_by_raising_not_my_format(tmp_path: Path) -> None:
 
     path = tmp_path / "empty.json"
     path.write_text("{}")
-    with pytest.raises(NotMyFormat, match="without a 'trajectory' list"):
+    with pytest.raises(NotMyFormat, match="without a 'trajectory' or 'history' list"):
         load_session(path)

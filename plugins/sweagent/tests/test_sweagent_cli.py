@@ -38,6 +38,6 @@ def test_an_unknown_file_lists_what_the_reader_said(
     assert result.exit_code == 1
     assert f"{path}: unknown format; the readers tried said:" in result.stderr
     assert (
-        "  - sweagent: a JSON object without a 'trajectory' list nor mini-swe-agent marks"
-        in result.stderr
+        "  - sweagent: a JSON object without a 'trajectory' or 'history' list nor "
+        "mini-swe-agent marks" in result.stderr
     )

@@ -38,7 +38,8 @@ def test_function_calling_keeps_the_models_ids_and_maps_the_commands() -> None:
     assert events[0].type == "user_message"
     assert events[0].data["text"] == "Fix the syntax error in calc.py"
     assert events[-1].type == "completion"
-    assert events[-1].data["result"] == "submitted"
+    # "submitted" is SWE-agent's word: the run completed, its patch is the submission.
+    assert (events[-1].data["ending"], events[-1].data["result"]) == ("completed", None)
     assert events[-1].data["submission"].startswith("diff --git")
     assert [e.data["text"] for e in events if e.type == "text"][-1] == "Done."
 
@@ -52,7 +53,24 @@ def test_text_actions_pair_by_position_and_skip_demonstrations() -> None:
         ("Grep", "step-4", {"pattern": "tokenize", "path": "lib"}, "search_dir"),
     ]
     assert events[0].data["text"] == "The parser drops its tokens."
-    assert events[-1].data == {"result": "exit_cost", "is_error": True}
+    assert events[-1].data == {
+        "result": "the run reached its cost limit",
+        "is_error": True,
+        "ending": "failed",
+        "exit_status": "exit_cost",
+    }
+
+
+def test_a_demonstration_holds_only_its_history() -> None:
+    events = read("demonstration.traj")
+    assert calls(events) == [
+        ("Glob", "call_find_1", {"pattern": "calc.py"}, "find_file"),
+        ("Bash", "call_bash_2", {"command": "python -c 'import calc'"}, "bash"),
+    ]
+    assert events[0].data["text"] == "Fix the import error in calc.py"
+    failed = [e.data["output"] for e in events if e.type == "tool_result" and e.data["is_error"]]
+    assert failed == ["Traceback (most recent call last):\nImportError: cannot import name 'add'"]
+    assert events[-1].data["ending"] == "completed"
 
 
 def test_mini_swe_agent_commands_outputs_and_submission() -> None:
@@ -79,7 +97,12 @@ def test_the_format_names_the_replayed_agent() -> None:
 def test_mini_swe_agent_saved_with_info() -> None:
     events = read("mini_saved.traj.json")
     assert calls(events) == [("Bash", "msg-2", {"command": "ls -la src"}, "mswea_bash_command")]
-    assert events[-1].data == {"result": "LimitsExceeded", "is_error": True}
+    assert events[-1].data == {
+        "result": "the run reached its step or cost limit",
+        "is_error": True,
+        "ending": "failed",
+        "exit_status": "LimitsExceeded",
+    }
 
 
 @pytest.mark.parametrize(
@@ -103,3 +126,28 @@ def test_each_fixture_is_narrated_naming_its_subjects(monologue_plugins: PluginS
     subjects = ["parser.py", "parser.py", "parser.py", "tokenize"]
     for call, subject in zip(replayed.of_type("tool_call"), subjects, strict=True):
         assert subject in (replayed.narrative_of(call) or ""), subject
+
+
+@pytest.mark.parametrize(
+    ("status", "submitted", "ending", "result"),
+    [
+        ("submitted", True, "completed", None),
+        ("Submitted", True, "completed", None),
+        (
+            "submitted (exit_cost)",
+            True,
+            "completed",
+            "the patch was submitted for me: the run reached its cost limit",
+        ),
+        ("exit_context", False, "failed", "the run ran out of context"),
+        (None, False, "cut_off", None),
+    ],
+)
+def test_an_exit_status_becomes_a_plain_ending(
+    status: str | None, submitted: bool, ending: str, result: str | None
+) -> None:
+    from monologue_sweagent.outcome import completion
+
+    data = completion(status, submitted, None).data
+    assert (data["ending"], data["result"]) == (ending, result)
+    assert "exit_" not in str(data["result"])
