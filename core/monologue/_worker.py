@@ -134,7 +134,7 @@ class NarrationWorker:
                 if self._requested is None:
                     return
                 reason, self._requested = self._requested, None
-                events = self._buffer.take()
+                events = self._buffer.take(session.config.max_buffer_size)
                 self._busy = True
             try:
                 self._turn(reason, events)
