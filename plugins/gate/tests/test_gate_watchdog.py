@@ -47,6 +47,7 @@ def test_idle_fires_after_the_interval_once_per_quiet_stretch(
         assert len(mock_narrator.calls) == 1
         # New activity re-arms it; nothing was said for a minute, so the next check speaks.
         s.text("the tests are slow today")
+        s.drain()  # the gate sees the activity on the pipeline thread
         watchdog.check()
         assert mock_narrator.wait_for_calls(2)
         assert s.wait_idle(5)

@@ -189,6 +189,7 @@ def test_durability_batch_writes_within_the_window_and_fsyncs_at_completion(
         assert wait_for(lambda: len(path.read_text().splitlines()) == 2)
         for number in range(writer.BATCH_EVENTS):
             s.text(f"event {number}")
+        s.drain(5)  # the events have reached the recorder
         # A full batch is written at once, without waiting for the window.
         assert len(path.read_text().splitlines()) >= 2 + writer.BATCH_EVENTS
         assert synced == []
