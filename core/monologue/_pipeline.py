@@ -62,10 +62,10 @@ class Pipeline:
     """One session's queue and the thread that runs it."""
 
     def __init__(
-        self, name: str, handle: Callable[[Event], object], size: int = QUEUE_SIZE
+        self, name: str, handle: Callable[[Event], object], size: int | None = None
     ) -> None:
         self._handle = handle
-        self._size = size
+        self._size = QUEUE_SIZE if size is None else size
         self._lock = threading.Lock()
         self._ready = threading.Condition(self._lock)  # the thread waits for items
         self._room = threading.Condition(self._lock)  # emitters wait for room
