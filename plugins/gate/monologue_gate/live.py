@@ -50,7 +50,7 @@ class TriggerWindow:
         trigger = None
         if kind in policy.TRIGGER_TYPES:
             trigger = policy.event_trigger(kind, event.data)
-            if kind == "tool_result":
+            if policy.canonical_type(kind) == "tool_result":
                 failing = bool(event.data.get("is_error"))
                 if failing and self._failing:
                     trigger = None  # the burst this failure belongs to has spoken already
