@@ -39,7 +39,7 @@ import pluggy
 from monologue import Session, hookimpl
 
 from .defaults import agent_events, default_plugins, scratch_config
-from .harness import ROOT, Context, Figure, best_of, percentile
+from .harness import ROOT, Context, Figure, best_of, percentile, sized
 
 BURST = 1_000
 THREADS = 50
@@ -96,7 +96,7 @@ def _emit_bursts(s: Session, count: int, fail_every: int) -> float:
 
 
 def dispatch(ctx: Context, bare_us: float) -> list[Figure]:
-    count = 20_000 if ctx.quick else 100_000
+    count = sized(ctx, 100_000, 20_000, 2_000)
     figures: list[Figure] = []
     for fail_every, label in ((0, ""), (8, ", 1 tool call in 8 failing")):
         with tempfile.TemporaryDirectory() as tmp, default_plugins() as manager:
@@ -106,7 +106,7 @@ def dispatch(ctx: Context, bare_us: float) -> list[Figure]:
                 with Session("bench", pm=manager, **config) as s:
                     return _emit_bursts(s, count, fail_every)
 
-            elapsed = best_of(3, run_session)
+            elapsed = best_of(1 if ctx.smoke else 3, run_session)
         us = elapsed / count * 1e6
         figures += [
             Figure(
@@ -132,7 +132,7 @@ def dispatch(ctx: Context, bare_us: float) -> list[Figure]:
 
 
 def sustained(ctx: Context, bare_us: float) -> list[Figure]:
-    count = 20_000 if ctx.quick else 100_000
+    count = sized(ctx, 100_000, 20_000, 2_000)
     with tempfile.TemporaryDirectory() as tmp, default_plugins() as manager:
         config = scratch_config(Path(tmp))
         s = Session("bench", pm=manager, **config).start()
@@ -209,7 +209,7 @@ def _threads_latency(count: int, narrator_s: float, fail_every: int) -> tuple[li
 
 
 def latency(ctx: Context, bare_us: float) -> list[Figure]:
-    count = 60 if ctx.quick else 400
+    count = sized(ctx, 400, 60, 10)
     figures: list[Figure] = []
     for narrator_s, fail_every, label in (
         (0.2, 0, "narrator sleeping 200 ms"),
@@ -242,24 +242,25 @@ def latency(ctx: Context, bare_us: float) -> list[Figure]:
 
 
 def files(ctx: Context) -> list[Figure]:
-    count = 20_000 if ctx.quick else 100_000
+    count = sized(ctx, 100_000, 20_000, 2_000)
+    narrator = SleepyNarrator(0.0)
     with tempfile.TemporaryDirectory() as tmp, default_plugins() as manager:
-        narrator = manager.register(SleepyNarrator(0.0), "asks")
+        manager.register(narrator, "asks")
         root = Path(tmp)
         with Session("bench", pm=manager, narrator="asks", **scratch_config(root)) as s:
             agent_events(s, count, fail_every=8)
         written = sum(1 for path in root.rglob("*") if path.is_file())
-    asked = narrator.contexts if isinstance(narrator, SleepyNarrator) else 0
     return [
         Figure(
             group="files",
             name="files written per 100k events, 1 tool call in 8 failing",
-            value=written * 100_000 / count,
+            value=written,
             unit="files",
             target=10,
             compare="max",
-            note=f"{written} files after {count:,} events, {s.stats.narratives} narratives, "
-            f"{asked} context slices asked for",
+            note=f"{count:,} events{' (quick: fewer than 100k)' if count < 100_000 else ''}, "
+            f"{s.stats.narratives} narratives, {narrator.contexts} context slices asked for "
+            "(each may store a summary)",
         )
     ]
 
@@ -288,7 +289,7 @@ def sigkill_window(ctx: Context) -> list[Figure]:
     """Events the agent had emitted that a SIGKILL kept out of the recording."""
     from monologue.recording import read_recording
 
-    runs = 3 if ctx.quick else 7
+    runs = sized(ctx, 7, 3, 1)
     lost: list[int] = []
     rates: list[float] = []
     for _ in range(runs):
@@ -300,7 +301,10 @@ def sigkill_window(ctx: Context) -> list[Figure]:
             )
             assert child.stdout is not None
             session_id = child.stdout.readline().strip()
-            time.sleep(1.0)
+            while not counter.exists():  # the first events are out: start the clock
+                time.sleep(0.01)
+            first = int(counter.read_text() or 0)
+            time.sleep(0.3 if ctx.smoke else 1.0)
             os.kill(child.pid, signal.SIGSTOP)  # freeze it, read its count, then kill it
             emitted = int(counter.read_text() or 0)
             os.kill(child.pid, signal.SIGKILL)
@@ -308,8 +312,9 @@ def sigkill_window(ctx: Context) -> list[Figure]:
             path = Path(tmp) / "sessions" / f"{session_id}.jsonl"
             recorded = sum(1 for _ in read_recording(path)) if path.exists() else 0
             lost.append(max(emitted - recorded, 0))
-            rates.append(emitted)
-    rate = sorted(rates)[len(rates) // 2]  # events per second: the child ran 1 s
+            rates.append(emitted - first)
+    seconds = 0.3 if ctx.smoke else 1.0
+    rate = sorted(rates)[len(rates) // 2] / seconds
     worst = max(lost)
     return [
         Figure(
@@ -325,7 +330,7 @@ def sigkill_window(ctx: Context) -> list[Figure]:
 
 
 def run(ctx: Context) -> list[Figure]:
-    bare_us = bare_pluggy_us(20_000 if ctx.quick else 100_000)
+    bare_us = bare_pluggy_us(sized(ctx, 100_000, 20_000, 2_000))
     steps: list[Callable[[], list[Figure]]] = [
         lambda: dispatch(ctx, bare_us),
         lambda: sustained(ctx, bare_us),

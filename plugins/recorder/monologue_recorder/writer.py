@@ -99,8 +99,9 @@ class RecordingFile:
         return self._fd is not None
 
     def append_event(self, event: Event) -> None:
-        """Queue one event's line, within the size budget."""
-        self.append(event_line(event, self.max_event_bytes))
+        """Queue one event's line, within the size budget. Events come from a session's
+        pipeline, which redacted them before any hook saw them."""
+        self.append(event_line(event, self.max_event_bytes, redacted=True))
 
     def append(self, line: str) -> None:
         """Queue one line (without its newline); write it when the policy says so."""
