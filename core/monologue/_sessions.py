@@ -239,8 +239,15 @@ class Session(EventFlow, Lifecycle, EventHelpers):
     # -- narration ----------------------------------------------------------------------
 
     def request_narration(self, reason: str = "buffer") -> None:
-        """Ask the worker for a narration turn (the gate's idle watchdog uses ``idle``)."""
+        """Ask the worker for a narration turn (the gate's idle watchdog uses ``idle``).
+
+        From another thread than the pipeline's, the request is queued behind the events
+        emitted before it, so that the turn covers them."""
         if self.narrator is None or self._status != "active":
+            return
+        pipeline = self._pipeline
+        if pipeline is not None and not pipeline.on_thread:
+            pipeline.post(lambda: self.request_narration(reason))
             return
         self._ensure_worker().request(reason)
 
