@@ -61,6 +61,10 @@ class PendingBuffer(Sequence["Event"]):
     def __iter__(self) -> Iterator[Event]:
         return iter(self._events)
 
+    def __reversed__(self) -> Iterator[Event]:
+        # Over the list as it is now: a turn taking the batch meanwhile swaps in a new one.
+        return reversed(self._events)
+
     def __repr__(self) -> str:
         folded = f" +{len(self._fold)} folded" if self._fold else ""
         return f"<PendingBuffer {len(self._events)}/{self._cap}{folded}>"

@@ -81,8 +81,8 @@ def has_steps(events: Sequence[Event], steps: int) -> bool:
     """Whether ``events`` hold at least ``steps`` completed steps, looking from the newest
     and stopping there: O(steps) for a busy buffer, not O(its length)."""
     found = 0
-    for index in range(len(events) - 1, -1, -1):
-        if events[index].type in STEP_TYPES:
+    for event in reversed(events):  # the buffer's own list, whatever a turn takes meanwhile
+        if event.type in STEP_TYPES:
             found += 1
             if found >= steps:
                 return True
