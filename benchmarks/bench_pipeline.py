@@ -310,7 +310,9 @@ def sigkill_window(ctx: Context) -> list[Figure]:
             os.kill(child.pid, signal.SIGKILL)
             child.wait()
             path = Path(tmp) / "sessions" / f"{session_id}.jsonl"
-            recorded = sum(1 for _ in read_recording(path)) if path.exists() else 0
+            mix = ("tool_call", "tool_result", "text")  # what the agent emitted, no more
+            events = read_recording(path) if path.exists() else ()
+            recorded = sum(1 for event in events if event.type in mix)
             lost.append(max(emitted - recorded, 0))
             rates.append(emitted - first)
     seconds = 0.3 if ctx.smoke else 1.0
