@@ -16,12 +16,16 @@ Besides events, the queue carries calls (:meth:`Pipeline.call`, :meth:`Pipeline.
 which run on the pipeline thread after everything put before them: starting and closing the
 session, adapting a fed object. :meth:`Pipeline.drain` waits until everything put so far has
 run, within a deadline.
+
+The interpreter's switch interval is left at its default (5 ms): with 50 agent threads and
+busy narrators, lowering it to 1 ms doubled the p99 emit latency (0.12-0.16 ms against
+0.26-0.33 ms, ``benchmarks/bench_pipeline.py``), since every forced switch can land inside
+an emit; an emit holds the GIL for microseconds and does no I/O, so it seldom gives it up.
 """
 
 from __future__ import annotations
 
 import logging
-import sys
 import threading
 import time
 from collections import deque
@@ -38,12 +42,6 @@ log = logging.getLogger("monologue.session")
 QUEUE_SIZE: Final = 10_000
 """Items a session's queue holds before the emitting thread waits for room (at about
 1 KB an event, 10 MB at most)."""
-
-# The interpreter's default switch interval (5 ms) is how long a thread that wants the GIL
-# may wait behind one that computes (a narrator rendering, a pipeline folding a burst). An
-# emitting thread that loses the GIL in the middle of an append pays that whole wait; 1 ms
-# bounds it at a measured cost of under 1% in throughput (see benchmarks/bench_pipeline.py).
-SWITCH_INTERVAL_S: Final = 0.001
 
 
 class _Call:
@@ -77,8 +75,6 @@ class Pipeline:
         self._stopping = False
         self.waits = 0
         """Times an emitter waited for room in a full queue (back-pressure)."""
-        if sys.getswitchinterval() > SWITCH_INTERVAL_S:
-            sys.setswitchinterval(SWITCH_INTERVAL_S)
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
