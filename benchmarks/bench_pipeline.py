@@ -266,7 +266,7 @@ def files(ctx: Context) -> list[Figure]:
 
 
 _KILLED_CHILD = """
-import sys, time
+import os, sys, time
 sys.path.insert(0, {root!r})
 from pathlib import Path
 from monologue import Session
@@ -275,14 +275,23 @@ from benchmarks.defaults import agent_events, default_plugins, scratch_config
 with default_plugins() as manager:
     s = Session("bench", pm=manager, **scratch_config(Path({tmp!r}))).start()
     print(s.id, flush=True)
+    counter = os.open({counter!r}, os.O_WRONLY | os.O_CREAT, 0o600)
     emitted = 0
     while True:
         agent_events(s, 10, offset=emitted)
         emitted += 10
-        with open({counter!r}, "w") as handle:  # what the agent has emitted so far
-            handle.write(str(emitted))
+        # What the agent has emitted so far, overwritten in place (never truncated).
+        os.pwrite(counter, b"%012d" % emitted, 0)
         time.sleep(0.0005)
 """
+
+
+def _count(counter: Path) -> int:
+    while True:
+        text = counter.read_text()
+        if len(text) == 12:
+            return int(text)
+        time.sleep(0.001)
 
 
 def sigkill_window(ctx: Context) -> list[Figure]:
@@ -303,10 +312,10 @@ def sigkill_window(ctx: Context) -> list[Figure]:
             session_id = child.stdout.readline().strip()
             while not counter.exists():  # the first events are out: start the clock
                 time.sleep(0.01)
-            first = int(counter.read_text() or 0)
+            first = _count(counter)
             time.sleep(0.3 if ctx.smoke else 1.0)
             os.kill(child.pid, signal.SIGSTOP)  # freeze it, read its count, then kill it
-            emitted = int(counter.read_text() or 0)
+            emitted = _count(counter)
             os.kill(child.pid, signal.SIGKILL)
             child.wait()
             path = Path(tmp) / "sessions" / f"{session_id}.jsonl"
