@@ -27,8 +27,10 @@ def default_plugins(
         yield manager
 
 
-def agent_events(session: object, count: int) -> None:
-    """A realistic mix: read, search, edit, run tests, with results, and some agent text."""
+def agent_events(session: object, count: int, *, fail_every: int = 0, offset: int = 0) -> None:
+    """A realistic mix: read, search, edit, run tests, with results, and some agent text;
+    with ``fail_every``, 1 tool call in that many fails. ``offset`` continues a mix begun
+    earlier (tool use ids stay unique)."""
     from monologue import Session
 
     assert isinstance(session, Session)
@@ -43,11 +45,14 @@ def agent_events(session: object, count: int) -> None:
         ("Bash", {"command": "pytest -q"}, "41 passed in 1.20s"),
     ]
     emitted = 0
-    i = 0
+    i = offset
     while emitted < count:
         name, tool_input, output = tools[i % len(tools)]
         call = session.tool_call(name, tool_input, tool_use_id=f"toolu_{i}")
-        session.tool_result(call.data["tool_use_id"], output)
+        if fail_every and i % fail_every == fail_every - 1:
+            session.tool_result(call.data["tool_use_id"], "Error: exit status 1", True)
+        else:
+            session.tool_result(call.data["tool_use_id"], output)
         emitted += 2
         if i % 5 == 4 and emitted < count:
             session.text("That part is done; moving on to the next file.")

@@ -48,9 +48,17 @@ class Context:
 
     quick: bool = False
     """Smaller sizes, for a smoke run (``python -m benchmarks --quick``)."""
+    smoke: bool = False
+    """The smallest sizes that still produce every figure: CI's check that no row rots
+    (its figures are never compared with their targets)."""
     shared_traces: Path | None = field(
         default_factory=lambda: SHARED_TRACES if SHARED_TRACES.is_dir() else None
     )
+
+
+def sized(ctx: Context, full: int, quick: int, smoke: int) -> int:
+    """The size a benchmark uses in ``ctx``'s mode."""
+    return smoke if ctx.smoke else quick if ctx.quick else full
 
 
 def best_of(repeats: int, fn: Callable[[], float]) -> float:

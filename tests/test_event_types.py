@@ -40,6 +40,7 @@ def test_a_type_registered_as_not_narrated_never_reaches_the_narrator(
     with monologue_plugins.session("coder") as s:
         s.emit("test.bookkeeping", {"percent": 1})
         s.text("working")
+        s.drain()
         assert [event.type for event in s.pending] == ["text"]
     assert "test.bookkeeping" in collect.types()  # still seen and recorded
     assert [e.type for e in mock_narrator.calls[0].events] == ["text", "completion"]

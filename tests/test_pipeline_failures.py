@@ -149,3 +149,29 @@ def test_rapid_events_with_slow_narrator_block_nothing_and_lose_nothing(
     assert set(emitted) <= covered
     assert s.stats.folded > 0
     assert s.stats.dropped == 0
+
+
+def test_a_timed_out_narration_releases_its_batch(monologue_plugins):
+    release = threading.Event()
+    held: list[list] = []
+
+    class Hangs:
+        @hookimpl
+        def narrate(self, events):
+            held.append(events)
+            release.wait(10)
+            return "too late"
+
+    monologue_plugins.register(Hangs(), "hangs")
+    try:
+        with monologue_plugins.session(
+            "coder", narrator="hangs", narrate_timeout_s=0.2, final_wait_s=0.3, max_buffer_size=2
+        ) as s:
+            s.text("one")
+            s.text("two")
+            assert s.wait_idle(2)
+            assert held and held[0] == [], "the abandoned call no longer holds the batch"
+            assert s.stats.narrator_failures == 1
+            assert len(s.pending) >= 1  # the batch itself went back to the buffer
+    finally:
+        release.set()

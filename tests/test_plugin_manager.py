@@ -120,8 +120,10 @@ def test_cached_implementation_lists_follow_registration(monologue_plugins):
 
     with monologue_plugins.session("a", narrator="none") as s:
         s.text("before")
+        s.drain()
         plugin = monologue_plugins.register(Watch(), "watch")
         s.text("during")
+        s.drain()
         monologue_plugins.pm.unregister(plugin)
         s.text("after")
     assert seen == ["text"]

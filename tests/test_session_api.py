@@ -154,8 +154,10 @@ def test_an_unadapted_object_is_reported_once_per_kind_with_its_keys(monologue_p
 def test_tool_result_takes_its_name_from_the_call(monologue_plugins):
     with monologue_plugins.session("coder", narrator="none") as s:
         call = s.tool_call("Bash", {"command": "pytest"})
+        s.drain()  # the pipeline thread keeps open_tool_calls
         assert set(s.open_tool_calls) == {call.data["tool_use_id"]}
         result = s.tool_result(call.data["tool_use_id"], "ok")
+        s.drain()
         assert s.open_tool_calls == {}
     assert result.data["tool_name"] == "Bash"
 

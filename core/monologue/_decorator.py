@@ -110,7 +110,7 @@ def _wrap_generator(fn: Callable[..., Any], scope: str, config: dict[str, Any]) 
                 finally:
                     _current.reset(token)
                 thrown = None
-                s.feed(item)
+                s.feed_later(item)
                 try:
                     sent = yield item
                 except GeneratorExit:
@@ -149,7 +149,7 @@ def _wrap_async_generator(fn: Callable[..., Any], scope: str, config: dict[str, 
                 finally:
                     _current.reset(token)
                 thrown = None
-                s.feed(item)
+                s.feed_later(item)
                 try:
                     sent = yield item
                 except GeneratorExit:

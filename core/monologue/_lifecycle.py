@@ -1,8 +1,10 @@
 """How a session opens and ends: as a context manager, and through ``close``/``aclose``.
 
-Closing emits the completion (and the error that ended the scope), gives the worker one
-final turn bounded by ``final_wait_s``, then fires ``on_complete`` and ends the
-subscribers' streams. Live sessions are also closed on SIGTERM (``_shutdown``).
+Closing emits the completion (and the error that ended the scope), waits for the pipeline
+to run everything queued and for the worker's final turn, both bounded by ``final_wait_s``,
+then fires ``on_complete`` on the pipeline thread (which ends after it, within another
+``final_wait_s``) and ends the subscribers' streams. Live sessions are also closed on
+SIGTERM (``_shutdown``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from ._delivery import Listeners
     from ._hooks import Hooks
     from ._pending import PendingBuffer
+    from ._pipeline import Pipeline
     from ._sessions import Session
     from ._worker import NarrationWorker
     from .config import MonologueConfig
@@ -64,6 +67,7 @@ class Lifecycle:
         def start(self) -> Self: ...
         def emit(self, type: str, data: dict[str, Any] | None = None, **fields: Any) -> Event: ...
         def _ensure_worker(self) -> NarrationWorker: ...
+        def _require_pipeline(self) -> Pipeline: ...
 
     def __enter__(self) -> Self:
         self.start()
@@ -112,8 +116,7 @@ class Lifecycle:
         if completion is None:
             return
         try:
-            if self._worker is not None:
-                self._worker.wait_idle(deadline + _CLOSE_GRACE_S)
+            self._wait_for_final(deadline)
         finally:
             self._end_close(completion)
 
@@ -126,17 +129,16 @@ class Lifecycle:
         if completion is None:
             return
         try:
-            if self._worker is not None:
-                await asyncio.to_thread(self._worker.wait_idle, deadline + _CLOSE_GRACE_S)
+            await asyncio.to_thread(self._wait_for_final, deadline)
         finally:
-            self._end_close(completion)
+            await asyncio.to_thread(self._end_close, completion)
 
     def _begin_close(
         self, result: Any, error: BaseException | None, details: Mapping[str, Any] | None = None
     ) -> tuple[Event | None, float]:
+        if self._status == "new":
+            self.start()
         with self.lock:
-            if self._status == "new":
-                self.start()
             if self._status != "active":
                 return None, 0.0
             self._status = "closing"
@@ -150,13 +152,30 @@ class Lifecycle:
             {**(details or {}), "result": jsonable(result), "is_error": error is not None},
         )
         deadline = time.monotonic() + self.config.final_wait_s
+        # After the completion has been through the pipeline, so the buffer holds it all.
+        self._require_pipeline().post(lambda: self._final_turn(deadline))
+        return completion, deadline
+
+    def _final_turn(self, deadline: float) -> None:
         with self.lock:
             # A buffer holding nothing but the completion itself has nothing to narrate.
             if self._pending.only("completion"):
                 self._pending.clear()
             elif self.narrator is not None:
                 self._ensure_worker().finish(deadline)
-        return completion, deadline
+
+    def _wait_for_final(self, deadline: float) -> None:
+        """Wait, within the final deadline, for the queue to drain and the final turn."""
+        pipeline = self._require_pipeline()
+        if not pipeline.drain(deadline + _CLOSE_GRACE_S):
+            log.warning(
+                "session %s: events still queued at final_wait_s (%gs); closing anyway",
+                self.id,
+                self.config.final_wait_s,
+            )
+            return
+        if self._worker is not None:
+            self._worker.wait_idle(deadline + _CLOSE_GRACE_S)
 
     def _end_close(self, completion: Event) -> None:
         _shutdown.untrack(cast("Session", self))
@@ -164,6 +183,17 @@ class Lifecycle:
             self._status = "closed"
             if self._worker is not None:
                 self._worker.stop()
+        pipeline = self._require_pipeline()
+        # on_complete runs on the pipeline thread, after every narrative delivered so far.
+        last = pipeline.stop(lambda: self._complete(completion))
+        if last is not None and not pipeline.join(time.monotonic() + self.config.final_wait_s):
+            log.warning(
+                "session %s: on_complete had not finished within final_wait_s (%gs)",
+                self.id,
+                self.config.final_wait_s,
+            )
+
+    def _complete(self, completion: Event) -> None:
         try:
             self.hooks.complete(cast("Session", self), completion)
         finally:

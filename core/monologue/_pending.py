@@ -61,6 +61,10 @@ class PendingBuffer(Sequence["Event"]):
     def __iter__(self) -> Iterator[Event]:
         return iter(self._events)
 
+    def __reversed__(self) -> Iterator[Event]:
+        # Over the list as it is now: a turn taking the batch meanwhile swaps in a new one.
+        return reversed(self._events)
+
     def __repr__(self) -> str:
         folded = f" +{len(self._fold)} folded" if self._fold else ""
         return f"<PendingBuffer {len(self._events)}/{self._cap}{folded}>"
@@ -85,10 +89,21 @@ class PendingBuffer(Sequence["Event"]):
 
     # -- the worker's side --------------------------------------------------------------
 
-    def take(self) -> list[Event]:
+    def take(self, limit: int | None = None) -> list[Event]:
         """Every buffered event, leaving the buffer empty (one narration turn's batch); the
-        digest of folded events, if any, comes first as an ``events_folded`` event."""
+        digest of folded events, if any, comes first as an ``events_folded`` event.
+
+        ``limit`` (``max_buffer_size``) caps the batch's length, the digest included: the
+        oldest events beyond it are folded into the digest, so a narrator is never handed
+        more than ``limit`` events however far behind it is."""
         events, self._events = self._events, []
+        if limit is not None and len(events) + bool(self._fold) > limit:
+            overflow = len(events) - max(limit - 1, 0)  # room for the digest
+            fold = self._fold
+            for event in events[:overflow]:
+                fold.add(event)
+            self.folded += overflow
+            del events[:overflow]
         self._taken = None
         if self._fold:
             self._taken, self._fold = self._fold, Fold()

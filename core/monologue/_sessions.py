@@ -4,11 +4,15 @@
 ``current()`` is the session of the running scope (a context variable, so asyncio tasks and
 threads never share one by accident).
 
-One event's path: ``emit`` (or a helper, or ``feed``) → :meth:`Session.dispatch`, which counts
-it and appends it to the :class:`~monologue._pending.PendingBuffer` → the ``on_event`` hooks
-→ ``should_speak`` → a request to the session's narration worker (``_worker.py``), which takes
-the buffer's batch to the narrator on its own thread → :meth:`Session.deliver` → the
-``on_narrative`` hooks and the subscribers (``_delivery.py``).
+One event's path: ``emit`` (or a helper, or ``feed``) → :meth:`Session.dispatch`, which on
+the agent's thread only appends the stamped event to the session's
+:class:`~monologue._pipeline.Pipeline`. On the pipeline's thread, in order: redaction
+(:func:`~monologue._pipeline.scrub`), the counters, the
+:class:`~monologue._pending.PendingBuffer`, the ``on_event`` hooks (the recorder among them),
+``should_speak``, and a request to the session's narration worker (``_worker.py``), which
+takes the buffer's batch to the narrator on its own thread → :meth:`Session.deliver` → back on
+the pipeline thread, the narrative's ``on_event``, ``on_narrative`` and the subscribers
+(``_delivery.py``).
 """
 
 from __future__ import annotations
@@ -25,13 +29,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from . import _shutdown
 from ._delivery import Listeners, NarrativeCallback, NarrativeStream
-from ._helpers import EventHelpers, describe_keys
+from ._flow import EventFlow
+from ._helpers import EventHelpers
 from ._ids import new_id
 from ._lifecycle import Lifecycle, current
 from ._pending import PendingBuffer
+from ._pipeline import Pipeline
 from .checking import log_first_false
 from .config import MonologueConfig, load_config
-from .events import Event, Usage, silent_types, utcnow
+from .events import Event, Usage, utcnow
 
 if TYPE_CHECKING:
     from ._hooks import Hooks
@@ -39,10 +45,6 @@ if TYPE_CHECKING:
     from .plugins import MonologuePluginManager
 
 log = logging.getLogger("monologue.session")
-
-# Never narrated, and never a reason to ask whether to speak: the core's own types and the
-# ones plugins register as not narrated (a live set, so dispatch pays one lookup).
-_SILENT_TYPES = silent_types()
 
 __all__ = ["NarrativeCallback", "NarrativeStream", "Session", "SessionStats", "current", "session"]
 
@@ -57,6 +59,7 @@ class _Counts:
     narratives: int = 0
     unadapted: int = 0
     late_events: int = 0
+    backpressure: int = 0
     claims_false: int = 0
     """Narratives whose claims a checker found false (retried or replaced before delivery)."""
     unchecked: int = 0
@@ -75,7 +78,7 @@ class SessionStats(_Counts):
         return asdict(self)
 
 
-class Session(Lifecycle, EventHelpers):
+class Session(EventFlow, Lifecycle, EventHelpers):
     """One narrated run of an agent. Create it with :func:`session`."""
 
     def __init__(
@@ -126,6 +129,11 @@ class Session(Lifecycle, EventHelpers):
         self._hooks: Hooks | None = None
         self._status: Literal["new", "active", "closing", "closed"] = "new"
         self._worker: NarrationWorker | None = None
+        self._pipeline: Pipeline | None = None
+        self.sync_writes = False
+        """Set by a recorder whose durability is ``always``: each emit then returns only once
+        its event has been through the pipeline (so is written). The one case where the
+        agent's thread waits for the pipeline; every other emit only enqueues."""
         self._listeners = Listeners(on_narrative, self._report)
         self._tokens: list[Token[Session | None]] = []
 
@@ -144,7 +152,7 @@ class Session(Lifecycle, EventHelpers):
         """A snapshot of the session's counters (``monologue replay --json`` prints them)."""
         worker = self._worker
         return SessionStats(
-            **asdict(self._counts),
+            **{**asdict(self._counts), "backpressure": self._backpressure()},
             waits=self._pending.waits,
             dropped=self._pending.dropped,
             folded=self._pending.folded,
@@ -167,6 +175,10 @@ class Session(Lifecycle, EventHelpers):
     def __repr__(self) -> str:
         return f"<Session {self.agent!r} {self.id} {self._status}>"
 
+    def _backpressure(self) -> int:
+        pipeline = self._pipeline
+        return pipeline.waits if pipeline is not None else 0
+
     def _describe(self) -> str:
         return f"session {self.id} ({self.agent}), narrator {self.narrator!r}"
 
@@ -176,16 +188,27 @@ class Session(Lifecycle, EventHelpers):
     # -- lifecycle ----------------------------------------------------------------------
 
     def start(self) -> Session:
-        """Resolve the narrator (failing now if it cannot run) and fire ``on_session_start``."""
+        """Resolve the narrator (failing now if it cannot run) and fire ``on_session_start``,
+        both on the session's pipeline thread, which starts here."""
         if self._status != "new":
             return self
-        self.hooks.register_event_types()
-        self.narrator = self.hooks.resolve_narrator(self.config)
-        self.started_at = self.started_at or utcnow()  # a replay starts when its source did
-        self._status = "active"
+        hooks = self.hooks  # the active plugin manager is the caller's: resolve it here
+        pipeline = Pipeline(f"monologue-pipeline-{self.id}", self._run_event)
+        try:
+            pipeline.call(lambda: self._start_on_pipeline(hooks, pipeline))
+        except BaseException:
+            pipeline.stop(lambda: None)
+            raise
         _shutdown.track(self)
-        self.hooks.session_start(self)
         return self
+
+    def _start_on_pipeline(self, hooks: Hooks, pipeline: Pipeline) -> None:
+        hooks.register_event_types()
+        self.narrator = hooks.resolve_narrator(self.config)
+        self.started_at = self.started_at or utcnow()  # a replay starts when its source did
+        self._pipeline = pipeline
+        self._status = "active"
+        hooks.session_start(self)
 
     # -- events -------------------------------------------------------------------------
 
@@ -217,98 +240,18 @@ class Session(Lifecycle, EventHelpers):
         self.dispatch(event)
         return event
 
-    def feed(self, obj: Any) -> list[Event]:
-        """Dispatch whatever events an ``adapt`` plugin makes of ``obj`` (none if nobody can)."""
-        from .events import Event as EventType
-
-        if isinstance(obj, EventType):
-            events: list[Event] | None = [obj]
-        else:
-            events = self.hooks.adapt(obj, self)
-        if events is None:
-            self._counts.unadapted += 1
-            self._report_unadapted(obj)
-            return []
-        return [self.dispatch(event) for event in events]
-
-    def _report_unadapted(self, obj: Any) -> None:
-        """Warn once per kind of object: a generator yielding something no plugin reads
-        would otherwise give no narrative and no word why."""
-        kind = type(obj).__qualname__
-        if kind in self._unadapted_kinds:
-            return
-        self._unadapted_kinds.add(kind)
-        shown = describe_keys(obj)
-        log.warning(
-            "session %s: no adapt plugin understood a %s (keys: %s); such objects are ignored",
-            self.id,
-            kind,
-            shown,
-        )
-
-    def dispatch(self, event: Event) -> Event:
-        """Run one event through the pipeline. Returns the event as dispatched.
-
-        Events from elsewhere (adapters, replays) are bound to this session: its id, and its
-        agent and task where the event names none.
-        """
-        if event.session_id != self.id or not event.agent:
-            event = event.model_copy(
-                update={
-                    "session_id": self.id,
-                    "agent": event.agent or self.agent,
-                    "task_id": event.task_id or self.task_id,
-                }
-            )
-        kind = event.type
-        with self.lock:
-            if self._status not in ("active", "closing"):
-                if self._status == "new":
-                    raise RuntimeError(
-                        f"session {self.agent!r} has not started: use `with session(...)` "
-                        "or call .start() first"
-                    )
-                self._counts.late_events += 1
-                log.debug("event %s arrived after session %s closed; ignored", kind, self.id)
-                return event
-            counts = self._counts
-            counts.events += 1
-            self.last_event_at = time.monotonic()
-            if kind == "tool_call":
-                counts.tool_calls += 1
-                self.open_tool_calls[event.data["tool_use_id"]] = event
-            elif kind == "tool_result":
-                self.open_tool_calls.pop(event.data["tool_use_id"], None)
-                if event.data["is_error"]:
-                    counts.tool_errors += 1
-            elif kind == "hint":
-                self.hints.append(event.data["name"])
-            # A hint is asked about (it may make a should_speak plugin speak) but not narrated.
-            if kind != "hint" and kind not in _SILENT_TYPES and self.narrator is not None:
-                self._pending.append(event)
-        hooks = self._hooks or self.hooks  # resolved at start; skip the property per event
-        hooks.event(self, event)
-        if kind in _SILENT_TYPES or kind == "completion" or self.narrator is None:
-            return event
-        answer, _ = hooks.should_speak(self, event)
-        if answer is False:
-            return event
-        if answer:
-            reason = answer if isinstance(answer, str) else "buffer"
-            if answer is True and len(self._pending) >= self.config.max_buffer_size:
-                reason = "max_buffer"
-        elif len(self._pending) >= self.config.max_buffer_size:
-            reason = "max_buffer"
-        else:
-            return event
-        self.request_narration(reason)
-        return event
-
     # -- narration ----------------------------------------------------------------------
 
     def request_narration(self, reason: str = "buffer") -> None:
-        """Ask the worker for a narration turn (the gate's idle watchdog uses ``idle``)."""
+        """Ask the worker for a narration turn (the gate's idle watchdog uses ``idle``).
+
+        From another thread than the pipeline's, the request is queued behind the events
+        emitted before it, so that the turn covers them."""
         if self.narrator is None or self._status != "active":
+            return
+        pipeline = self._pipeline
+        if pipeline is not None and not pipeline.on_thread:
+            pipeline.post(lambda: self.request_narration(reason))
             return
         self._ensure_worker().request(reason)
 
@@ -325,15 +268,23 @@ class Session(Lifecycle, EventHelpers):
             return self._worker
 
     def wait_idle(self, timeout: float | None = None) -> bool:
-        """Block until no narration turn is running or requested (``False`` on timeout).
+        """Block until the pipeline has run every event so far and no narration turn is
+        running or requested (``False`` on timeout).
 
         Useful to pace a replay like a live agent (whose events are slower than its
         narrator) and in tests; agents never need it.
         """
+        limit = self.config.narrate_timeout_s * 2 if timeout is None else timeout
+        deadline = time.monotonic() + limit
+        pipeline = self._pipeline
+        if pipeline is not None and not pipeline.drain(deadline):
+            return False
         if self._worker is None:
             return True
-        limit = self.config.narrate_timeout_s * 2 if timeout is None else timeout
-        return self._worker.wait_idle(time.monotonic() + limit)
+        if not self._worker.wait_idle(deadline):
+            return False
+        # The turn's narrative went back through the pipeline.
+        return pipeline is None or pipeline.drain(deadline)
 
     @property
     def narration_disabled(self) -> bool:
@@ -390,10 +341,15 @@ class Session(Lifecycle, EventHelpers):
             self._counts.narratives += 1
             if checked:
                 self._count_check(checked)
-        self.dispatch(narrative)
+        pipeline = self._require_pipeline()
+        if pipeline.post(lambda: self._deliver_on_pipeline(narrative)) is None:
+            return None
+        return narrative
+
+    def _deliver_on_pipeline(self, narrative: Event) -> None:
+        narrative = self._run_event(narrative)
         self.hooks.narrative(self, narrative)
         self._listeners.send(narrative)
-        return narrative
 
     def subscribe(self, callback: NarrativeCallback | None = None) -> Any:
         """Receive narratives: ``subscribe(fn)`` calls ``fn(event)`` (returns an unsubscribe

@@ -151,7 +151,7 @@ class NarrationWorker:
                 if self._requested is None:
                     return
                 reason, self._requested = self._requested, None
-                events = self._buffer.take()
+                events = self._buffer.take(session.config.max_buffer_size)
                 self._busy = True
                 self._cond.notify_all()  # for wait_taken
             try:
@@ -180,11 +180,15 @@ class NarrationWorker:
             return
         history = list(session.history)
         started = time.monotonic()
+        # The narrator's own list: emptied if the call is abandoned, so that a call that
+        # never returns does not hold a batch the worker has put back or dropped.
+        batch = list(events)
         future = narrator_pool().submit(
-            self.hooks.narrate, self.narrator, session, events, history, reason
+            self.hooks.narrate, self.narrator, session, batch, history, reason
         )
         if not self._wait_for(future, started + config.narrate_timeout_s):
             self._abandon(future, started)
+            batch.clear()
             if self._past_final_deadline():
                 self._final_missed(events, reason)
             else:

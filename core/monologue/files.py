@@ -11,9 +11,11 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["fsync_folder", "is_leftover_temp", "write_atomically"]
+__all__ = ["fsync_folder", "is_leftover_temp", "make_private_folder", "write_atomically"]
 
 _TEMP_SUFFIX = ".tmp"
+PRIVATE_FOLDER_MODE = 0o700
+"""Every folder monologue creates, parents included: what it holds is the user's alone."""
 
 
 def _temp_prefix(path: Path) -> str:
@@ -24,12 +26,12 @@ def write_atomically(path: Path, data: str | bytes, *, durable: bool = True) -> 
     """Replace ``path`` whole with ``data`` (text is written as UTF-8).
 
     The data goes to a temporary file beside ``path``, created mode 0600, which is then
-    renamed over it; missing folders are created. With ``durable`` the file and then its
+    renamed over it; missing folders are created, mode 0700. With ``durable`` the file and then its
     folder are fsynced, so the new content also survives a power loss. On any error the
     temporary file is removed and ``path`` is left as it was.
     """
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_folder(path.parent)
     fd, temp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=_TEMP_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -43,6 +45,28 @@ def write_atomically(path: Path, data: str | bytes, *, durable: bool = True) -> 
         raise
     if durable:
         fsync_folder(path.parent)
+
+
+def make_private_folder(folder: Path) -> None:
+    """Create ``folder`` and every missing parent, each mode 0700 (``mkdir(parents=True)``
+    would give the parents the umask's default, 0755, and only the last level 0700). Folders
+    that exist keep their mode."""
+    missing: list[Path] = []
+    current = Path(folder)
+    while not current.is_dir():
+        missing.append(current)
+        if current.parent == current:
+            break
+        current = current.parent
+    for level in reversed(missing):
+        try:
+            level.mkdir(mode=PRIVATE_FOLDER_MODE)
+        except FileExistsError:
+            if not level.is_dir():
+                raise
+            continue
+        # mkdir's mode is masked by the umask; a umask of 0077 or less keeps 0700 anyway.
+        os.chmod(level, PRIVATE_FOLDER_MODE)
 
 
 def is_leftover_temp(candidate: Path, path: Path) -> bool:

@@ -4,6 +4,17 @@ Broadcast hooks are called one implementation at a time; an exception in one is 
 against its plugin and counted, and the others still run. "First answer wins" hooks stop at
 the first implementation that returns something other than ``None``; ``tryfirst`` /
 ``trylast`` order them as in pluggy. Implementations may accept any subset of the arguments.
+
+**Threads.** No hook runs on the agent's (emitting) thread: emitting only stamps an event
+and queues it. A session's *pipeline thread* (``monologue-pipeline-<session id>``) runs its
+event hooks, one at a time and in event order: ``on_session_start``, ``adapt`` (for
+``feed``), ``on_event``, ``on_tool_call`` / ``on_tool_result`` / ``on_text``,
+``should_speak``, ``on_narrative`` and ``on_complete``; their implementations never run
+concurrently for one session, so per-session state needs no lock against them (only against
+narrators). ``narrate`` and ``narrator_context`` run on a narrator pool thread
+(``monologue-narrator-N``); ``register_event_types``, ``narrator_priority`` and
+``narrator_unavailable`` on the pipeline thread when a session starts. Hooks of no session
+(readers, skills, commands, settings) run on the caller's thread.
 """
 
 from __future__ import annotations
@@ -54,22 +65,26 @@ __all__ = [
 
 @hookspec
 def on_session_start(session: Session) -> None:
-    """A session has started, before its first event. The return value is ignored."""
+    """A session has started, before its first event. The return value is ignored.
+
+    Pipeline thread; ``Session.start()`` waits for it."""
 
 
 @hookspec
 def on_tool_call(session: Session, event: Event) -> None:
-    """A ``tool_call`` event was emitted, right after ``on_event`` saw it."""
+    """A ``tool_call`` event was emitted, right after ``on_event`` saw it (pipeline thread)."""
 
 
 @hookspec
 def on_tool_result(session: Session, event: Event) -> None:
-    """A ``tool_result`` event was emitted, right after ``on_event`` saw it."""
+    """A ``tool_result`` event was emitted, right after ``on_event`` saw it (pipeline
+    thread)."""
 
 
 @hookspec
 def on_text(session: Session, event: Event) -> None:
-    """A ``text`` or ``thinking`` event was emitted, right after ``on_event`` saw it."""
+    """A ``text`` or ``thinking`` event was emitted, right after ``on_event`` saw it (pipeline
+    thread)."""
 
 
 @hookspec
@@ -77,13 +92,15 @@ def on_complete(session: Session, event: Event) -> None:
     """The session ended: called exactly once, from ``finally``, with the completion event.
 
     By then the final narration has been delivered (or given up after ``narrate_timeout_s``),
-    so this is the place to flush and close.
+    so this is the place to flush and close. Pipeline thread, after every queued event and
+    narrative; ``close()`` waits for it up to ``final_wait_s``.
     """
 
 
 @hookspec
 def on_event(session: Session, event: Event) -> None:
-    """Every event of every type, narratives included, in the order they happened."""
+    """Every event of every type, narratives included, in the order they happened, already
+    redacted. Pipeline thread: this is where sinks (the recorder) do their I/O."""
 
 
 @hookspec(firstresult=True)
@@ -97,7 +114,8 @@ def should_speak(session: Session, event: Event) -> bool | str | None:
     strongest reason is kept, in this order: ``buffer``, ``max_buffer``, any reason a plugin
     names, ``idle``, ``final``. Whatever the answers, the
     core asks the narrator with reason ``max_buffer`` once ``max_buffer_size`` events wait,
-    unless an implementation explicitly answered ``False``.
+    unless an implementation explicitly answered ``False``. Pipeline thread, right after the
+    event's ``on_event``.
     """
 
 
@@ -111,7 +129,10 @@ def narrate(
 ) -> str | Narration | None:
     """Turn buffered events into narration. Called only on the selected narrator plugin.
 
-    Runs on a worker thread, never on the agent's path. ``history`` holds the last
+    Runs on a narrator pool thread, never on the agent's path, with at most
+    ``max_buffer_size`` events (older ones come folded into one ``events_folded`` digest,
+    first); a call abandoned after ``narrate_timeout_s`` finds its ``events`` list emptied.
+    ``history`` holds the last
     ``history_size`` narratives, oldest first; ``reason`` is ``buffer``, ``max_buffer``,
     ``final``, ``idle``, or the reason a ``should_speak`` plugin named (the gate's);
     ``session.is_first`` is true until a narrative has been delivered. Return the text or a
@@ -177,7 +198,8 @@ def narrator_unavailable(config: MonologueConfig) -> str | None:
 
 @hookspec
 def on_narrative(session: Session, narrative: Event) -> None:
-    """A narrative was delivered (a ``narrative`` event, visibility ``user``)."""
+    """A narrative was delivered (a ``narrative`` event, visibility ``user``): pipeline
+    thread, right after the narrative's ``on_event``, before the session's subscribers."""
 
 
 @hookspec
@@ -208,7 +230,8 @@ def plan(session: Session | None, context: Any) -> Any:
 def control(session: Session, context: Any) -> dict[str, Any] | None:
     """Decide whether the narrator speaks now, for a gate that asks a controller.
 
-    Fires on the agent's thread when monologue-gate (``gate = "llm"``) would otherwise hold
+    Fires on the session's pipeline thread when monologue-gate (``gate = "llm"``) would
+    otherwise hold
     a batch: when the held events reach ``min_buffer_size``, then every ``max_buffer_size``
     more. ``context`` carries ``prompt`` (``prompts/controller.md`` rendered: the policy,
     rolling summaries, hints and the newest events fenced as data), ``answer_schema`` (the
@@ -225,10 +248,11 @@ def control(session: Session, context: Any) -> dict[str, Any] | None:
 def narrator_context(session: Session) -> str | None:
     """The context a narrator should be given beyond the batch, for long sessions.
 
-    Fires on the narration worker's thread when a narrator that uses it (the Haiku narrator)
+    Fires on the narrator pool thread when a narrator that uses it (the Haiku narrator)
     builds its prompt. Return a slice of the session so far, the newest events one per line
-    and then a rolling summary of older ones, as monologue-gate keeps it; ``None`` when you
-    keep none for this session. The text reaches the model redacted and marked as data.
+    and then a rolling summary of older ones, as monologue-gate builds it (then, at most once
+    per narration); ``None`` when you keep none for this session. The text reaches the model
+    redacted and marked as data.
     """
 
 

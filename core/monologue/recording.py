@@ -134,11 +134,13 @@ def header_line(session: Session) -> str:
     return header.to_json()
 
 
-def event_line(event: Event, max_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> str:
+def event_line(
+    event: Event, max_bytes: int = DEFAULT_MAX_EVENT_BYTES, *, redacted: bool = False
+) -> str:
     """The event as one JSON line of at most ``max_bytes`` (UTF-8): secrets redacted,
     unserialisable values made safe, an event over the budget cut to fit and marked
     (``data["_truncated"]``). The common case is one ``model_dump_json`` and one fast secret
-    pre-check."""
+    pre-check; none with ``redacted`` (a session's pipeline redacted the event already)."""
     try:
         line = event.model_dump_json()
     except ValueError:  # an object JSON cannot hold, or a lone surrogate in a string
@@ -146,7 +148,7 @@ def event_line(event: Event, max_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> str:
         line = event.model_dump_json()
     # Only the payload can hold secrets (it is the last field): checking it alone halves the
     # cost of the pre-check, which most lines pass.
-    if may_contain_secret(line[line.find(',"data":') :]):
+    if not redacted and may_contain_secret(line[line.find(',"data":') :]):
         clean = redact(event.data)
         if clean != event.data:
             event = event.model_copy(update={"data": clean})

@@ -30,7 +30,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Sequence
 
     from monologue import Session
     from monologue.events import Event
@@ -77,8 +77,16 @@ def is_error(event: Event) -> bool:
     )
 
 
-def count_steps(events: Iterable[Event]) -> int:
-    return sum(1 for event in events if event.type in STEP_TYPES)
+def has_steps(events: Sequence[Event], steps: int) -> bool:
+    """Whether ``events`` hold at least ``steps`` completed steps, looking from the newest
+    and stopping there: O(steps) for a busy buffer, not O(its length)."""
+    found = 0
+    for event in reversed(events):  # the buffer's own list, whatever a turn takes meanwhile
+        if event.type in STEP_TYPES:
+            found += 1
+            if found >= steps:
+                return True
+    return False
 
 
 def decide(session: Session, event: Event, state: BufferState) -> bool:
@@ -101,7 +109,7 @@ def decide(session: Session, event: Event, state: BufferState) -> bool:
         return False
     if state.by_size:
         return _speak(state)
-    if event.type in BOUNDARY_TYPES and count_steps(pending) >= state.settings.steps:
+    if event.type in BOUNDARY_TYPES and has_steps(pending, state.settings.steps):
         return _speak(state)
     return False
 

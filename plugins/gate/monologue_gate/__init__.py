@@ -89,11 +89,12 @@ def _gate(session: Session) -> GateState | None:
 
 @hookimpl
 def narrator_context(session: Session) -> str | None:
-    """The narrator's context the gate last built for ``session``: the newest events one
-    per line, then the rolling summary of older ones; ``None`` when the session is not
-    gated or the gate has not spoken yet."""
+    """The narrator's context for ``session``: the newest events one per line, then the
+    rolling summary of older ones, built now (at most once per narration, on the asking
+    narrator's thread); ``None`` when the session is not gated or the gate has not spoken
+    yet."""
     state = _gate(session)
-    return (state.narrator_context or None) if state is not None else None
+    return state.context() if state is not None else None
 
 
 @hookimpl

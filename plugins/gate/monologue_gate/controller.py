@@ -31,13 +31,17 @@ from monologue.prompts import render_prompt
 
 from . import policy, watchdog
 from .live import MAX_EVENTS, Conversation, TriggerWindow
-from .summaries import SummaryFold, persist_summary
+from .summaries import SummaryFold, forget_summary, persist_summary
 
 if TYPE_CHECKING:
     from monologue import Session
 
 
 RECORDED_LIMIT = 200
+KEPT_SUMMARIES = 3
+"""Stored summaries kept per conversation: the newest few, so that the ``summary_ref`` of a
+recent ``summary_refresh`` still resolves and a long session leaves a few files, not one per
+refresh."""
 
 CONTROLLER_POLICY = (
     "You are the controller of a narrated AI agent. You decide when the narrator speaks to "
@@ -129,6 +133,7 @@ class ControllerRunner:
         self._data_dir = Path(data_dir) if data_dir is not None else None
         self._prompts_dir = prompts_dir
         self._refs: dict[str, str] = {}
+        self._stored: dict[str, deque[str]] = {}
         self._last_notes: str | None = None
         self._window = TriggerWindow(window)
         self._conversation = Conversation()
@@ -292,14 +297,28 @@ class ControllerRunner:
         older = SummaryFold()
         for event in events[:-MAX_EVENTS]:
             older.add(event)
-        return self._slice(conversation_id, events[-MAX_EVENTS:], older)
+        text, refresh = self._slice(conversation_id, events[-MAX_EVENTS:], older)
+        self._refreshed(conversation_id, refresh)
+        return text
 
     def live_slice(self, conversation_id: str) -> str:
-        """:meth:`build_context_slice` of the observed conversation, in bounded memory."""
-        conversation = self._conversation
-        return self._slice(conversation_id, conversation.newest, conversation.older)
+        """:meth:`build_context_slice` of the observed conversation, in bounded memory (on
+        any thread: the conversation is held still meanwhile)."""
+        with self._conversation.reading() as conversation:
+            text, refresh = self._slice(conversation_id, conversation.newest, conversation.older)
+        # Emitted once the conversation is let go: the pipeline may be waiting for it.
+        self._refreshed(conversation_id, refresh)
+        return text
 
-    def _slice(self, conversation_id: str, newest: list[Event], older: SummaryFold) -> str:
+    def _refreshed(self, conversation_id: str, refresh: dict[str, Any] | None) -> None:
+        if refresh is not None:
+            self._record("summary_refresh", refresh, conversation_id)
+
+    def _slice(
+        self, conversation_id: str, newest: list[Event], older: SummaryFold
+    ) -> tuple[str, dict[str, Any] | None]:
+        """The slice's markdown, and the ``summary_refresh`` payload to record if the stored
+        summary changed."""
         total = older.count + len(newest)
         # Level-3 headings only: the slice goes inside a prompt's own sections.
         lines = [
@@ -314,25 +333,39 @@ class ControllerRunner:
         ]
         if not older.count:
             lines.append(f"Latest summary: none (all {total} events are shown above).")
-            return "\n".join(lines)
+            return "\n".join(lines), None
         text = older.render()
         ref = persist_summary(conversation_id, text, self.data_dir, older)
+        refresh = None
         if self._refs.get(conversation_id) != ref:
             self._refs[conversation_id] = ref
-            self._record(
-                "summary_refresh",
-                {"summary_ref": ref, "conversation_id": conversation_id, "covers": older.count},
-                conversation_id,
-            )
+            self._keep_few(conversation_id, ref)
+            refresh = {
+                "summary_ref": ref,
+                "conversation_id": conversation_id,
+                "covers": older.count,
+            }
         lines += [f"Latest summary: {ref} (events 1 to {older.count})", "", text]
-        return "\n".join(lines)
+        return "\n".join(lines), refresh
+
+    def _keep_few(self, conversation_id: str, ref: str) -> None:
+        """Remember ``ref`` as stored, and delete the summaries this runner stored for the
+        conversation before its last :data:`KEPT_SUMMARIES` (older refs stop resolving)."""
+        stored = self._stored.setdefault(conversation_id, deque())
+        if ref in stored:
+            return
+        stored.append(ref)
+        while len(stored) > KEPT_SUMMARIES:
+            forget_summary(conversation_id, stored.popleft(), self.data_dir)
 
     def live_controller_prompt(self, hints: Sequence[str]) -> str:
         """:meth:`build_controller_prompt` for the observed conversation."""
-        summary = self._conversation.older
-        older = [summary.render()] if summary.count else []
-        first = summary.count + 1
-        return self.build_controller_prompt(self.newest, [], older, hints, first_number=first)
+        with self._conversation.reading() as conversation:
+            summary = conversation.older
+            older = [summary.render()] if summary.count else []
+            first = summary.count + 1
+            newest = conversation.newest
+        return self.build_controller_prompt(newest, [], older, hints, first_number=first)
 
     def build_narrator_prompt(
         self,

@@ -1,4 +1,5 @@
-"""The per-session gate: ``should_speak`` on the agent's path, so a few cheap steps per event.
+"""The per-session gate: ``should_speak`` on the session's pipeline thread, a few cheap steps
+per event.
 
 Every event goes through the session's :class:`~monologue_gate.controller.ControllerRunner`
 (the one decision path): it keeps the triggers of the last ``gate_window`` events and the
@@ -6,10 +7,11 @@ conversation so far, and says whether something calls for speech. A trigger is c
 when the gate speaks, so one failure makes one narration and not one per following event.
 The narration reason is ``gate: `` and the trigger (``gate: tool failed: Bash``).
 
-When the gate speaks on a long session, the narrator's context is refreshed as a slice:
-the newest events verbatim and a rolling summary of the older ones
-(:attr:`GateState.narrator_context`); ``summary_refresh`` is emitted when that summary
-changes, never for an identical one.
+Once the gate has spoken, a narrator may ask for its context (the ``narrator_context`` hook,
+:meth:`GateState.context`): a slice of the newest events verbatim and a rolling summary of the
+older ones. It is built then, on the narrator's thread, at most once per narration (the
+summary stored at most that often, the newest few kept per session); ``summary_refresh`` is
+emitted when that summary changes, never for an identical one.
 
 Held narrations are judged, and in ``strict`` and ``llm`` modes logged as
 ``narration_suppressed`` events, not on every held event but at checkpoints: once when the
@@ -22,6 +24,7 @@ answer may speak, else the suppression carries its notes or why there was no val
 from __future__ import annotations
 
 import logging
+import threading
 from typing import TYPE_CHECKING
 
 from .controller import ControllerRunner
@@ -41,13 +44,18 @@ class GateState:
     """What the gate knows about one session (kept in ``session.state["gate"]``)."""
 
     __slots__ = (
+        "_built_for",
+        "_context",
+        "_context_lock",
+        "_narrations",
+        "_session_id",
         "first_report",
         "held",
-        "narrator_context",
         "report_every",
         "runner",
         "settings",
         "slice_failed",
+        "spoken",
         "watch",
         "watchdog",
     )
@@ -63,8 +71,13 @@ class GateState:
         self.held = 0
         self.first_report = session.config.min_buffer_size
         self.report_every = session.config.max_buffer_size
-        self.narrator_context = ""
-        """The latest context slice (newest events, then the summary of older ones)."""
+        self.spoken = False
+        """Whether the gate has spoken yet: only then does it offer a narrator context."""
+        self._session_id = session.id
+        self._context: str | None = None
+        self._context_lock = threading.Lock()
+        self._narrations = 0
+        self._built_for = -1  # the narration count the cached context was built for
         self.slice_failed = False
         self.watchdog = watchdog
         self.watch: Watch | None = None
@@ -127,19 +140,36 @@ class GateState:
 
     def _speak(self, session: Session, trigger: str) -> str:
         self.held = 0
-        try:
-            self.narrator_context = self.runner.live_slice(session.id)
-        except (OSError, ValueError) as exc:
-            # The summary could not be stored: the narration matters more than its slice.
-            self.narrator_context = ""
-            if not self.slice_failed:
-                self.slice_failed = True
-                log.warning("gate: no context slice for session %s: %s", session.id, exc)
+        self.spoken = True
         return REASON_PREFIX + trigger
 
+    def context(self) -> str | None:
+        """The narrator's context slice (newest events, then the summary of older ones),
+        built when a narrator first asks after a narration, on its thread; ``None`` before
+        the gate has spoken or when the summary could not be stored."""
+        if not self.spoken:
+            return None
+        with self._context_lock:
+            if self._built_for != self._narrations:
+                self._built_for = self._narrations
+                self._context = self._build_context()
+            return self._context
+
+    def _build_context(self) -> str | None:
+        try:
+            return self.runner.live_slice(self._session_id)
+        except (OSError, ValueError) as exc:
+            # The summary could not be stored: the narration matters more than its slice.
+            if not self.slice_failed:
+                self.slice_failed = True
+                log.warning("gate: no context slice for session %s: %s", self._session_id, exc)
+            return None
+
     def narrated(self) -> None:
-        """A narrative was delivered: the held batch and the recent window start again."""
+        """A narrative was delivered: the held batch and the recent window start again, and
+        the next narrator to ask gets a fresh context."""
         self.held = 0
+        self._narrations += 1
         self.runner.narrated()
         if self.watch is not None and self.watchdog is not None:
             self.watchdog.narrated(self.watch)

@@ -1,4 +1,4 @@
-"""What the gate's live path keeps of a session, updated once per event on the agent's thread.
+"""What the gate's live path keeps of a session, updated once per event on the pipeline thread.
 
 :class:`TriggerWindow`: what in the newest ``window`` events calls for speech, used up when
 the gate speaks. :class:`Conversation`: the newest :data:`MAX_EVENTS` events as they are,
@@ -8,8 +8,10 @@ however long the session.
 
 from __future__ import annotations
 
+import threading
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from monologue.events import Event
 
@@ -35,8 +37,8 @@ class TriggerWindow:
         self._triggers: deque[str | None] = deque(maxlen=size)
         self._armed = 0  # how many of _triggers are not None
         self._failing = False
-        # Set by restart() on the narration worker's thread, applied on the agent's: only
-        # the agent's thread mutates the window, so no lock is taken per event.
+        # Set by restart() on another thread (a narrative's delivery), applied on the
+        # pipeline's: only the pipeline thread mutates the window, so no lock per event.
         self._restart = False
 
     def __len__(self) -> int:
@@ -48,7 +50,7 @@ class TriggerWindow:
         trigger = None
         if kind in policy.TRIGGER_TYPES:
             trigger = policy.event_trigger(kind, event.data)
-            if kind == "tool_result":
+            if policy.canonical_type(kind) == "tool_result":
                 failing = bool(event.data.get("is_error"))
                 if failing and self._failing:
                     trigger = None  # the burst this failure belongs to has spoken already
@@ -87,17 +89,29 @@ class TriggerWindow:
 
 
 class Conversation:
-    """Every observed event: the newest :data:`MAX_EVENTS` kept, the older summarised."""
+    """Every observed event: the newest :data:`MAX_EVENTS` kept, the older summarised.
+
+    Events are added on the session's pipeline thread; a context slice is read on a
+    narrator's thread, holding :meth:`reading` (the pipeline waits for it, never the agent).
+    """
 
     def __init__(self) -> None:
         self._newest: list[Event] = []  # the newest MAX_EVENTS once settled
         self._older = SummaryFold()
+        self._lock = threading.RLock()
 
     def add(self, event: Event) -> None:
-        newest = self._newest
-        newest.append(event)
-        if len(newest) >= MAX_EVENTS + _FOLD_BATCH:
-            self._settle()
+        with self._lock:
+            newest = self._newest
+            newest.append(event)
+            if len(newest) >= MAX_EVENTS + _FOLD_BATCH:
+                self._settle()
+
+    @contextmanager
+    def reading(self) -> Iterator[Conversation]:
+        """Hold the conversation still while a slice is built from it."""
+        with self._lock:
+            yield self
 
     @property
     def newest(self) -> list[Event]:

@@ -35,13 +35,24 @@ DEFAULT_WINDOW = 5
 WHAT_SPEAKS = "no failure, error, result, sub-agent return or user message"
 
 
-TRIGGER_TYPES = frozenset({"tool_result", *SPEAK_EVENTS})
-"""The only event types :func:`event_trigger` can find something in."""
+TRIGGER_TYPES = frozenset(
+    {"tool_result", *SPEAK_EVENTS, "TOOL_RESULT", *(kind.upper() for kind in SPEAK_EVENTS)}
+)
+"""The only event types :func:`event_trigger` can find something in, as monologue names them
+and as the controller spec does (upper case: ``ERROR``, ``AGENT_RESULT``...)."""
+
+
+def canonical_type(kind: str) -> str:
+    """An event type as monologue names it: the controller spec's ``AGENT_RESULT`` is
+    ``agent_result``."""
+    return kind.lower() if kind.isupper() else kind
 
 
 def event_trigger(kind: str, data: Mapping[str, Any] | None = None) -> str | None:
-    """What in one event calls for speech, or ``None`` (``data`` may be unknown)."""
+    """What in one event calls for speech, or ``None`` (``data`` may be unknown); ``kind``
+    in either spelling (see :func:`canonical_type`)."""
     data = data or {}
+    kind = canonical_type(kind)
     if kind == "tool_result":
         tool = data.get("tool_name")
         if data.get("is_error"):

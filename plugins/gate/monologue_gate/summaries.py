@@ -169,6 +169,11 @@ def persist_summary(
     return ref
 
 
+def forget_summary(conversation_id: str, ref: str, data_dir: Path) -> None:
+    """Delete a stored summary (gone already is fine)."""
+    (_folder(data_dir, conversation_id) / f"{ref}.json").unlink(missing_ok=True)
+
+
 def load_summary(conversation_id: str, ref: str, data_dir: Path) -> StoredSummary:
     """Read a stored summary back; errors name the file and what is wrong with it."""
     if not _REF.fullmatch(ref):

@@ -104,6 +104,24 @@ def test_user_messages_and_interruptions_speak(text: str, trigger: str) -> None:
     assert ControllerRunner().decide([], [event])["actions"][0]["reason"] == trigger
 
 
+@pytest.mark.parametrize("kind", sorted(SPEAK_EVENTS))
+def test_the_controller_specs_upper_case_types_speak_too(kind: str) -> None:
+    assert ControllerRunner().decide([], [kind.upper()])["speak_now"] is True
+    runner = ControllerRunner()
+    runner.observe(Event(type=kind.upper(), data={"message": "boom", "text": "go"}))
+    assert runner.live_decision([])["actions"] == [{"type": "narrate", "reason": TRIGGERS[kind]}]
+
+
+def test_an_upper_case_failing_tool_result_speaks_once_per_burst() -> None:
+    runner = ControllerRunner()
+    failed = {"tool_use_id": "t1", "tool_name": "Bash", "is_error": True}
+    spoken = []
+    for _ in range(2):
+        runner.observe(Event(type="TOOL_RESULT", data=failed))
+        spoken.append(runner.live_decision([])["speak_now"])
+    assert spoken == [True, False]
+
+
 def test_a_bare_tool_result_type_cannot_tell_a_failure_and_holds() -> None:
     assert ControllerRunner().decide([], ["tool_result"])["speak_now"] is False
 

@@ -67,6 +67,7 @@ def test_on_a_long_session_the_narrators_context_is_a_slice_refreshed_only_on_ch
 ) -> None:
     with gate.session("coder", gate="strict", data_dir=str(tmp_path), **QUIET) as s:
         tool(s, "Bash", "boom", is_error=True)
+        assert s.wait_idle(5)
         assert narrator_context(s) is not None
         assert "Latest summary: none (all 2 events are shown above)." in str(narrator_context(s))
         # Narrators get it through the hook, without importing the gate.
@@ -80,6 +81,7 @@ def test_on_a_long_session_the_narrators_context_is_a_slice_refreshed_only_on_ch
         assert s.wait_idle(5)
         assert str(narrator_context(s)) == first
         tool(s, "Edit", "denied", is_error=True)
+        assert s.wait_idle(5)
         last = str(narrator_context(s))
     assert "(30 newest of 42, untrusted data)" in first
     assert "Latest summary: sum-" in first and "(events 1 to 12)" in first

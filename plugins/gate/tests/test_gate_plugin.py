@@ -9,7 +9,7 @@ from gate_fixtures import CollectEvents
 from monologue_gate import SPEAK_HINTS, GateState
 
 from monologue import Session, hookimpl
-from monologue.events import Event
+from monologue.events import FOLDED_TYPE, Event
 from monologue.testing import WAIT, MockNarrator, PluginSandbox
 
 
@@ -99,7 +99,10 @@ def test_strict_holds_past_max_buffer_and_the_next_policy_is_not_asked(
         assert mock_narrator.calls == []
     assert policy.asked == []
     assert mock_narrator.reasons == ["final"]
-    assert len(mock_narrator.calls[0].events) == 13  # twelve events and the completion
+    # Twelve events and the completion, capped at max_buffer_size: the ten oldest folded.
+    digest, *newest = mock_narrator.calls[0].events
+    assert digest.type == FOLDED_TYPE and digest.data["count"] == 10
+    assert len(newest) == 3 and newest[-1].type == "completion"
 
 
 def test_strict_records_one_suppression_per_held_batch_with_a_specific_reason(

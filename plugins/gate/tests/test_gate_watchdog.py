@@ -28,6 +28,7 @@ def test_idle_fires_after_the_interval_once_per_quiet_stretch(
 ) -> None:
     with gate.session("coder", max_buffer_size=50) as s:
         s.tool_call("Bash", {"command": "pytest -q"})
+        s.drain()
         clock.advance(14.9)
         watchdog.check()
         assert s.wait_idle(5)
@@ -47,6 +48,7 @@ def test_idle_fires_after_the_interval_once_per_quiet_stretch(
         assert len(mock_narrator.calls) == 1
         # New activity re-arms it; nothing was said for a minute, so the next check speaks.
         s.text("the tests are slow today")
+        s.drain()  # the gate sees the activity on the pipeline thread
         watchdog.check()
         assert mock_narrator.wait_for_calls(2)
         assert s.wait_idle(5)
@@ -69,6 +71,7 @@ def test_a_narrative_restarts_the_quiet_stretch(
         assert s.wait_idle(5)
         assert mock_narrator.reasons == ["gate: hint user_waiting"]
         s.text("more reading")
+        s.drain()
         clock.advance(5)
         watchdog.check()
         assert mock_narrator.wait_for_calls(2)
@@ -86,6 +89,7 @@ def test_a_waiting_narrator_does_not_make_the_watchdog_repeat_itself(
         assert mock_narrator.wait_for_calls(1)
         assert s.wait_idle(5)
         s.text("busy")  # activity, but the last idle turn was just now
+        s.drain()
         clock.advance(14)
         watchdog.check()
         assert s.wait_idle(5)
@@ -225,6 +229,7 @@ def test_the_real_thread_fires_and_ends_with_the_last_session(
         names = [thread.name for thread in threading.enumerate()]
         assert names.count("monologue-gate-watchdog") == 1
         s.tool_call("Bash", {"command": "make test"})
+        s.drain()
         clock.advance(15)
         threaded.wake()
         assert mock_narrator.wait_for_calls(1)
@@ -255,6 +260,7 @@ def test_the_idle_narrative_says_what_is_still_running(
             ts=utcnow() - timedelta(seconds=40),
         )
         s.dispatch(call)
+        s.drain()
         clock.advance(15)
         watchdog.check()
         assert s.wait_idle(5)

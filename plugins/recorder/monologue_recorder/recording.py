@@ -68,10 +68,13 @@ def start(session: Session) -> None:
     file = RecordingFile(recording_path(session.config, session.id), policy, budget)
     if file.open(header_line(session)):
         session.state[STATE_KEY] = file
+        # `always` promises an event is on disk when emit returns: the one case where the
+        # agent's thread waits for the pipeline (see Session.sync_writes).
+        session.sync_writes = policy.fsync_each
 
 
 def record(session: Session, event: Event) -> None:
-    """Append one event (``on_event``); called from the agent's and the worker's threads."""
+    """Append one event (``on_event``, on the session's pipeline thread)."""
     file: RecordingFile | None = session.state.get(STATE_KEY)
     if file is not None:
         file.append_event(event)

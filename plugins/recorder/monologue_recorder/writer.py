@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from monologue.files import make_private_folder
 from monologue.recording import DEFAULT_MAX_EVENT_BYTES, event_line
 
 if TYPE_CHECKING:
@@ -81,9 +82,10 @@ class RecordingFile:
         self._fd: int | None = None
 
     def open(self, header: str) -> bool:
-        """Create the file (owner-only) and write the header line; ``False`` if that failed."""
+        """Create the file (0600, in folders created 0700) and write the header line;
+        ``False`` if that failed."""
         try:
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            make_private_folder(self.path.parent)
             flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
             self._fd = os.open(self.path, flags, 0o600)
         except OSError as exc:
@@ -97,8 +99,9 @@ class RecordingFile:
         return self._fd is not None
 
     def append_event(self, event: Event) -> None:
-        """Queue one event's line, within the size budget."""
-        self.append(event_line(event, self.max_event_bytes))
+        """Queue one event's line, within the size budget. Events come from a session's
+        pipeline, which redacted them before any hook saw them."""
+        self.append(event_line(event, self.max_event_bytes, redacted=True))
 
     def append(self, line: str) -> None:
         """Queue one line (without its newline); write it when the policy says so."""

@@ -67,6 +67,7 @@ def test_a_line_cut_by_a_full_disk_is_rolled_back(
 
 def recorder_flush(session: object) -> None:
     """Write what waits now (one write per call), as the batch window would."""
+    session.drain()  # type: ignore[attr-defined]  # the event has reached the recorder
     file = session.state["recorder"]  # type: ignore[attr-defined]
     file.flush()
 

@@ -72,6 +72,17 @@ def test_files_are_readable_by_the_owner_only(recorder: PluginSandbox, record_di
     assert stat.S_IMODE(recording_of(record_dir, session_id).stat().st_mode) == 0o600
 
 
+def test_every_folder_it_creates_is_owner_only_parents_included(
+    recorder: PluginSandbox, tmp_path: Path
+) -> None:
+    deep = tmp_path / "data" / "monologue" / "sessions"
+    with recorder.session("coder", narrator="none", record_dir=deep) as s:
+        s.text("hello")
+    for folder in (tmp_path / "data", tmp_path / "data" / "monologue", deep):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    assert stat.S_IMODE(recording_of(deep, s.id).stat().st_mode) == 0o600
+
+
 def test_secrets_are_redacted_before_they_reach_the_disk(
     recorder: PluginSandbox, record_dir: Path
 ) -> None:
@@ -189,6 +200,7 @@ def test_durability_batch_writes_within_the_window_and_fsyncs_at_completion(
         assert wait_for(lambda: len(path.read_text().splitlines()) == 2)
         for number in range(writer.BATCH_EVENTS):
             s.text(f"event {number}")
+        s.drain(5)  # the events have reached the recorder
         # A full batch is written at once, without waiting for the window.
         assert len(path.read_text().splitlines()) >= 2 + writer.BATCH_EVENTS
         assert synced == []

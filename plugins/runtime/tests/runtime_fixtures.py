@@ -46,12 +46,19 @@ class Observer:
 
     def __init__(self) -> None:
         self.events: list[Event] = []
+        self.sessions: list[Session] = []
+
+    @hookimpl
+    def on_session_start(self, session: Session) -> None:
+        self.sessions.append(session)
 
     @hookimpl
     def on_event(self, session: Session, event: Event) -> None:
         self.events.append(event)
 
     def of_type(self, *types: str) -> list[Event]:
+        for session in self.sessions:  # hooks run on each session's pipeline thread
+            session.drain(5)
         return [event for event in self.events if event.type in types]
 
 
