@@ -14,6 +14,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 CORE = REPO / "core" / "monologue"
+
+
 def core_modules() -> dict[str, ast.Module]:
     return {path.stem: ast.parse(path.read_text(encoding="utf-8")) for path in CORE.glob("*.py")}
 

@@ -25,6 +25,7 @@ an emit; an emit holds the GIL for microseconds and does no I/O, so it seldom gi
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 import time
@@ -47,10 +48,12 @@ QUEUE_SIZE: Final = 10_000
 class _Call:
     """A function to run on the pipeline thread, and its outcome for whoever waits on it."""
 
-    __slots__ = ("done", "error", "fn", "result")
+    __slots__ = ("awaited", "done", "error", "fn", "result")
 
-    def __init__(self, fn: Callable[[], Any]) -> None:
+    def __init__(self, fn: Callable[[], Any], awaited: bool = False) -> None:
         self.fn = fn
+        self.awaited = awaited
+        """Whether a caller waits for it and so receives its exception."""
         self.done = False
         self.result: Any = None
         self.error: BaseException | None = None
@@ -75,7 +78,12 @@ class Pipeline:
         self._stopping = False
         self.waits = 0
         """Times an emitter waited for room in a full queue (back-pressure)."""
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        # Hooks run in the context the session was started in, as they did on the agent's
+        # thread: a tracer's current span (OpenTelemetry), say, is the agent's.
+        context = contextvars.copy_context()
+        self._thread = threading.Thread(
+            target=context.run, args=(self._run,), name=name, daemon=True
+        )
         self._thread.start()
 
     @property
@@ -111,10 +119,11 @@ class Pipeline:
             return False
         return self.drain(deadline)
 
-    def post(self, fn: Callable[[], Any]) -> _Call | None:
+    def post(self, fn: Callable[[], Any], *, awaited: bool = False) -> _Call | None:
         """Run ``fn`` on the pipeline thread after everything queued so far (at once on the
-        pipeline thread itself); ``None`` once the pipeline has stopped."""
-        call = _Call(fn)
+        pipeline thread itself); ``None`` once the pipeline has stopped. An exception of a
+        call nobody ``awaited`` is logged, never lost."""
+        call = _Call(fn, awaited)
         if threading.current_thread() is self._thread:
             self._run_call(call)
             return call
@@ -131,7 +140,7 @@ class Pipeline:
     def call(self, fn: Callable[[], Any], deadline: float | None = None) -> Any:
         """Run ``fn`` on the pipeline thread and return its result (its exception is
         raised here); :class:`TimeoutError` if it has not run by ``deadline``."""
-        call = self.post(fn)
+        call = self.post(fn, awaited=True)
         if call is None:
             raise RuntimeError("the session's pipeline has stopped")
         with self._lock:
@@ -219,6 +228,8 @@ class Pipeline:
             call.result = call.fn()
         except BaseException as exc:
             call.error = exc
+            if not call.awaited:
+                log.exception("the session's pipeline failed running %r", call.fn)
         finally:
             call.done = True
 

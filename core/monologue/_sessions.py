@@ -312,6 +312,7 @@ class Session(EventFlow, Lifecycle, EventHelpers):
         usage: Usage | None = None,
         latency_ms: float | None = None,
         checked: dict[str, Any] | None = None,
+        folded: int = 0,
     ) -> Event | None:
         """Turn narration text into a ``narrative`` event and hand it to every listener;
         ``checked`` is the claim check's record (see :mod:`monologue.checking`)."""
@@ -328,6 +329,8 @@ class Session(EventFlow, Lifecycle, EventHelpers):
                 # Only with a digest too large to list: see docs/formats.md.
                 **({"covers_range": covers_range} if covers_range else {}),
                 **({"checked": checked} if checked else {}),
+                # How many of the covered events (the oldest) a digest told in one sentence.
+                **({"folded": folded} if folded else {}),
             },
             visibility="user",
         )

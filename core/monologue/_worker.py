@@ -28,6 +28,7 @@ from ._fold import covered, event_count
 from ._overdue import overdue_calls
 from ._pool import narrator_pool
 from .errors import NarratorFailure
+from .events import FOLDED_TYPE
 
 if TYPE_CHECKING:
     from ._hooks import Hooks
@@ -258,6 +259,7 @@ class NarrationWorker:
         self, narration: Narration, events: list[Event], reason: str, latency_ms: float
     ) -> None:
         ids, span = covered(events)  # a digest of folded events covers the folded ids
+        digest = events[0] if events and events[0].type == FOLDED_TYPE else None
         self.session.deliver(
             text=narration.text.strip(),
             narrator=self.narrator,
@@ -268,6 +270,7 @@ class NarrationWorker:
             covers_range=span,
             latency_ms=round(latency_ms, 3),
             checked=narration.checked,
+            folded=int(digest.data.get("count", 0)) if digest is not None else 0,
         )
 
     def _record_wait_usage(self, narration: Narration, events: list[Event]) -> None:

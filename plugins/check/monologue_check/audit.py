@@ -87,7 +87,11 @@ def audit_events(events: Iterable[Event], source: str) -> Audit:
             continue
         covered = _covered(event, seen, where)
         evidence = Evidence.of(
-            covered, ledger.before_batch(covered), seen_calls=calls, seen_failures=failures
+            covered,
+            ledger.before_batch(covered),
+            seen_calls=calls,
+            seen_failures=failures,
+            folded=int(event.data.get("folded") or 0),
         )
         text = str(event.data.get("text", ""))
         claims.update(claim.kind for claim in extract(text))

@@ -103,7 +103,7 @@ _COUNTS = [
 
 _OUTCOMES = [
     ("crashed", re.compile(r"\bcrash(?:ed|es)?\b", re.I)),
-    ("passed", re.compile(r"\b(?:passed|passes|passing|succeeded|green)\b", re.I)),
+    ("passed", re.compile(r"\b(?:passed|passes|passing|succeeded)\b", re.I)),
     ("not_run", re.compile(
         r"\b(?:couldn't|could not|was unable to|failed to) (?:run|start|execute)\b", re.I
     )),
@@ -252,6 +252,9 @@ def extract(text: str) -> list[Claim]:
         excerpt = _EXCERPT.search(s.plain)
         # What follows "failed:" is the tool's text, not the narrator's own claims.
         plain = s.plain[: excerpt.start("quote")] if excerpt else s.plain
-        for finder in (_subjects, _counts_and_outcomes, _voices, _actions):
-            claims.extend(finder(s, plain))
+        claims.extend(_subjects(s, plain))
+        # Words inside a path or URL ("…/home-assistant-green-button/…") claim nothing.
+        bare = _PATH.sub(" ", _URL.sub(" ", plain))
+        for finder in (_counts_and_outcomes, _voices, _actions):
+            claims.extend(finder(s, bare))
     return claims

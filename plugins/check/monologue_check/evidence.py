@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from monologue.events import Event
+from monologue.events import FOLDED_TYPE, Event
 
 __all__ = [
     "ERROR_LINE",
@@ -84,6 +84,7 @@ _PASS = re.compile(
 _NOT_RUN = re.compile(
     r"command not found|no such file|permission denied|cannot execute|not recognized|"
     r"timed? ?out|interrupted|tool_use_error|rejected|denied|blocked|invalid|not allowed|"
+    r"requires approval|haven't granted|not granted|"
     r"unknown (?:command|option)|usage:|could not (?:start|find)|failed to (?:start|spawn)",
     re.IGNORECASE,
 )
@@ -178,25 +179,22 @@ class Call:
         return self.tool_name
 
 
-_INJECTED = re.compile(
-    r"^\s*<(?:task-notification|system-reminder|command-name|command-message|"
-    r"local-command-stdout|local-command-stderr|bash-input|bash-stdout)\b|"
-    r"^this session is being continued from a previous conversation|"
-    r"^caveat: the messages below were generated|^\[request interrupted",
-    re.IGNORECASE,
-)
-_ORIGINS_TOLD_AS_ASKS = frozenset({"user", ""})
-
-
 def prompt_origin(event: Event) -> str:
-    """``user`` for a person's prompt, else what injected it (the reader's ``origin`` when it
-    set one, ``injected`` when the text shows it)."""
-    origin = str(event.data.get("origin") or "")
-    if origin not in _ORIGINS_TOLD_AS_ASKS:
+    """``user`` for a person's prompt, else what injected it: the reader's ``origin`` when
+    it set one, else the core's judgement of the text (:mod:`monologue.origins`). A note of
+    an interruption is no prompt either."""
+    from monologue.digest import is_interruption
+    from monologue.origins import prompt_origin as judged
+
+    origin = event.data.get("origin")
+    if isinstance(origin, str) and origin:
         return origin
-    if event.data.get("isCompactSummary") or _INJECTED.search(str(event.data.get("text", ""))):
-        return "injected"
-    return "user"
+    text = str(event.data.get("text", ""))
+    if event.data.get("isCompactSummary"):
+        return "compaction"
+    if is_interruption(text):
+        return "interruption"
+    return judged(text)
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -282,6 +280,10 @@ class Evidence:
     ending: str | None
     completed: bool
     results_without_call: list[Call]
+    folded_calls: int = 0
+    """Tool calls a digest told in one sentence ("Earlier, I also made 6 tool calls")."""
+    unfolded: int = 0
+    """How many of ``calls`` came after the digest (the ones told one by one)."""
 
     @classmethod
     def of(
@@ -291,10 +293,19 @@ class Evidence:
         *,
         seen_calls: int = 0,
         seen_failures: int = 0,
+        folded: int = 0,
     ) -> Evidence:
         """The evidence of ``events``; ``before`` holds what earlier narratives covered, and
-        ``seen_*`` what the session had shown in all by the time of the narrative."""
+        ``seen_*`` what the session had shown in all by the time of the narrative. The
+        oldest ``folded`` events (a recorded narrative's ``folded``), or an
+        ``events_folded`` digest leading the batch (live), were told as one digest."""
         events = list(events)
+        folded_calls = 0
+        if events and events[0].type == FOLDED_TYPE:
+            tools = events[0].data.get("tools") or {}
+            folded_calls = sum(n for n in tools.values() if isinstance(n, int))
+        elif folded:
+            folded_calls = sum(1 for event in events[:folded] if event.type == "tool_call")
         calls: dict[str, Call] = {}
         ordered: list[Call] = []
         orphans: list[Call] = []
@@ -336,6 +347,8 @@ class Evidence:
                     "failed" if event.data.get("is_error") else "completed"
                 )
         return cls(
+            folded_calls=folded_calls,
+            unfolded=len(ordered) - (folded_calls if folded else 0),
             text=norm("\n".join(parts)),
             calls=ordered,
             prompts=prompts,
@@ -347,6 +360,11 @@ class Evidence:
             completed=completed,
             results_without_call=orphans,
         )
+
+    @property
+    def told_one_by_one(self) -> list[Call]:
+        """The calls after the digest's: what a narrative tells one by one."""
+        return self.acted[len(self.calls) - self.unfolded :] if self.unfolded else self.acted
 
     @property
     def acted(self) -> list[Call]:

@@ -177,7 +177,8 @@ def _count(claim: Claim, evidence: Evidence) -> str | None:
         return f"says {claim.value!r}, but no covered run shows {n} passing and none failing"
     if "tool call" in text and "more" not in text:
         here, low, high = len(calls), len(calls) + evidence.before.calls, evidence.seen_calls
-        if n == here or low <= n <= max(low, high):
+        parts = (evidence.folded_calls, evidence.unfolded) if evidence.folded_calls else ()
+        if n == here or n in parts or low <= n <= max(low, high):
             return None
         return f"says {claim.value!r}, but the events show {here} here and {max(low, high)} in all"
     if "cancel" in text:
@@ -201,11 +202,15 @@ def _count(claim: Claim, evidence: Evidence) -> str | None:
         return f"says {claim.value!r}, but no covered search result has {n}"
     if "more" in text:
         # "…, and took 2 more steps": the steps the sentence does not name, no fewer.
-        unnamed = [c for c in evidence.acted if not _named(c, claim.sentence)]
-        if n in (len(unnamed), len({norm(c.subject) for c in unnamed})):
-            return None
+        for told in (evidence.acted, evidence.told_one_by_one):
+            unnamed = [c for c in told if not _named(c, claim.sentence)]
+            if n in (len(unnamed), len({norm(c.subject) for c in unnamed})):
+                return None
         return f"says {claim.value!r}, but {len(unnamed)} covered step(s) are not named"
-    return _action_count(claim, n, evidence.acted)
+    first = _action_count(claim, n, evidence.acted)
+    if first is None or not evidence.folded_calls:
+        return first
+    return _action_count(claim, n, evidence.told_one_by_one)
 
 
 _VERB_KINDS = {

@@ -56,13 +56,13 @@ def test_unreadable_and_invalid_plans_are_refused_naming_the_problem(tmp_path: P
     assert done.returncode == 1
     assert "unknown skill 'fly'" in done.stderr and "duplicate id" in done.stderr
     assert "'text' is a required property" in done.stderr
-    assert "Error: the plan cannot run (3 problems; nothing was run):" in done.stderr
+    assert "monologue: the plan cannot run (3 problems; nothing was run):" in done.stderr
 
 
 def test_an_unknown_skill_is_plain_words_and_starts_no_session(tmp_path: Path) -> None:
     done = monologue(tmp_path, "run", "teleport")
     assert done.returncode == 1
-    assert done.stderr.startswith("Error: the plan cannot run (1 problem; nothing was run):")
+    assert done.stderr.startswith("monologue: the plan cannot run (1 problem; nothing was run):")
     assert "unknown skill 'teleport'" in done.stderr
     # No jargon, and no narrated session that "stopped because of an error".
     for jargon in ("invalid plan", "ClickException", "I stopped", "Traceback"):
@@ -77,7 +77,7 @@ def test_a_bad_tool_timeout_is_one_line_and_exit_1(
     done = monologue(tmp_path, *command, MONOLOGUE_TOOL_TIMEOUT=value)
     assert done.returncode == 1, done.stdout
     assert done.stderr == (
-        f"Error: setting tool_timeout (MONOLOGUE_TOOL_TIMEOUT) is {value!r}: "
+        f"monologue: setting tool_timeout (MONOLOGUE_TOOL_TIMEOUT) is {value!r}: "
         "give seconds (10, 1.5) or a duration (30s, 2m)\n"
     )
 

@@ -124,7 +124,7 @@ def test_a_record_folder_that_does_not_exist_is_one_line_error(tmp_path: Path) -
     process = serve(tmp_path, "--port", "0", "--record-dir", str(missing))
     _, err = process.communicate(timeout=30)
     assert process.returncode == 1
-    assert err.splitlines() == [f"Error: --record-dir {missing}: no such folder"]
+    assert err.splitlines() == [f"monologue: --record-dir {missing}: no such folder"]
     assert not missing.exists()
 
 
