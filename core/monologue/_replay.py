@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 from pydantic import BaseModel, Field
 
 from ._cost import NarrationCost
+from .checking import CheckTally
 from .errors import RecordingError
 from .recording import open_session, record_setting, recording_path
 
@@ -124,6 +125,8 @@ class ReplaySummary(BaseModel):
     """Bad lines skipped with a warning (see ``--strict``)."""
     problem: str | None = None
     """Why reading stopped early (file, line, problem), else ``None``."""
+    checks: CheckTally | None = None
+    """With ``--check``: what the claim check made of each narrative."""
 
 
 class ReplayView(Protocol):
@@ -190,6 +193,8 @@ class Driver:
     """The recorded times of agent events: when the narratives about them are shown."""
     _clock: datetime | None = field(default=None, init=False)
     """The session's time a paced replay has reached."""
+    checks: CheckTally | None = None
+    """Count what the claim check made of each narrative (``--check``)."""
     title: str | None = field(default=None, init=False)
     """The source's own name for the session (a golden recording's scenario), if any."""
     _wait_turns: bool = field(default=False, init=False)
@@ -258,6 +263,7 @@ class Driver:
             narration=self.tally.cost,
             session_id=session.id if session else None,
             recording=self._recording(session) if session else None,
+            checks=self.checks,
             **self.tally.summary_fields(),
             **fields,
         )
@@ -343,6 +349,8 @@ class Driver:
 
     def _narrated(self, narrative: Event) -> None:
         self.tally.narratives += 1
+        if self.checks is not None:
+            self.checks.add(narrative.data)
         self.tally.cost.add(narrative)
         self.view.narrative(narrative, self._times.of(narrative))
 

@@ -201,6 +201,22 @@ def narrate(
         )
     if summary.problem:
         fail(summary.problem)
+    checks = summary.checks
+    if checks is not None and not flags.as_json:
+        for line in checks.describe():
+            click.echo(f"monologue: {line}" if line.startswith("checked") else line, err=True)
+    if checks is not None and (checks.false_count or checks.unchecked):
+        raise SystemExit(1)
+
+
+def _need_a_checker(recorded: bool) -> None:
+    """``--check`` checks the narratives this replay tells, with the installed checker."""
+    from .plugins import get_plugin_manager
+
+    if recorded:
+        fail("--check checks new narratives; to audit recorded ones: monologue check PATH", 2)
+    if not get_plugin_manager().hooks.impls("check_narrative"):
+        fail("--check needs a claim checker plugin (pip install monologue-check)", 2)
 
 
 @click.command("replay")
@@ -218,9 +234,21 @@ def narrate(
     type=click.FloatRange(min=0),
     help="With - or a FIFO: stop reading the stream after this many seconds.",
 )
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Check each narrative's claims against its events (needs a claim checker such as "
+    "monologue-check): list the false ones and exit 1 if there were any.",
+)
 @session_options
 def replay_command(
-    *, source: str, speed: float, recorded: bool, timeout: float | None, flags: SessionFlags
+    *,
+    source: str,
+    speed: float,
+    recorded: bool,
+    timeout: float | None,
+    check: bool,
+    flags: SessionFlags,
 ) -> None:
     """Narrate a recorded session: a monologue recording, or any format an installed
     reader plugin reads (Claude Code transcripts and stream-json with monologue-claude).
@@ -233,7 +261,10 @@ def replay_command(
     """
     from ._render import RichView
     from ._replay import Driver, replay
+    from .checking import CheckTally
 
+    if check:
+        _need_a_checker(recorded)
     with opened(resolved(source)) as where:
 
         def run(view: View) -> ReplaySummary:
@@ -246,6 +277,8 @@ def replay_command(
             large = not speed and size >= PROGRESS_MIN_BYTES
             progress = view if isinstance(view, RichView) and large else None
             driver = Driver(where.name, view, speed=speed, recorded=recorded)
+            if check:
+                driver.checks = CheckTally()
             return replay(driver, where.path, strict=flags.strict, progress=progress)
 
         narrate(where, flags, run, recorded)

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CheckRecord",
     "CheckStatus",
+    "CheckTally",
     "ClaimCheck",
     "Violation",
     "checked_narration",
@@ -74,6 +75,79 @@ class CheckRecord(BaseModel):
     """The narrator's false text, kept for audits when it was retried or replaced."""
     note: str | None = None
 
+
+class FalseNarrative(BaseModel):
+    """A narration the check found false: what the narrator said, and why it was false."""
+
+    original: str
+    delivered: str
+    status: CheckStatus
+    violations: list[Violation]
+
+
+class CheckTally(BaseModel):
+    """What the claim check did to a run's narratives (``monologue replay --check``)."""
+
+    checked: int = 0
+    passed: int = 0
+    retried: int = 0
+    fallback: int = 0
+    unchecked: int = 0
+    """Narratives with no verdict: no checker answered, or it failed."""
+    violations: dict[str, int] = Field(default_factory=dict)
+    """False claims by kind (quote, subject, count, outcome, ask, voice, action)."""
+    false: list[FalseNarrative] = Field(default_factory=list)
+    """The first :data:`FALSE_KEPT` false narrations, to show."""
+
+    @property
+    def false_count(self) -> int:
+        return self.retried + self.fallback
+
+    def add(self, narrative_data: dict[str, Any]) -> None:
+        """Count one delivered narrative by its ``checked`` record."""
+        raw = narrative_data.get("checked")
+        record = CheckRecord.model_validate(raw) if isinstance(raw, dict) else None
+        self.checked += 1
+        if record is None or record.status == "unchecked":
+            self.unchecked += 1
+            return
+        if record.status == "passed":
+            self.passed += 1
+            return
+        if record.status == "retried":
+            self.retried += 1
+        else:
+            self.fallback += 1
+        for violation in record.violations:
+            self.violations[violation.kind] = self.violations.get(violation.kind, 0) + 1
+        if len(self.false) < FALSE_KEPT:
+            self.false.append(
+                FalseNarrative(
+                    original=record.original or "",
+                    delivered=str(narrative_data.get("text", "")),
+                    status=record.status,
+                    violations=record.violations,
+                )
+            )
+
+    def describe(self) -> list[str]:
+        """The tally as lines a person reads: each false narration, then the totals."""
+        lines: list[str] = []
+        for item in self.false:
+            what = "retried" if item.status == "retried" else "replaced"
+            lines.append(f"✗ {item.original}")
+            lines += [f"    {v.kind}: {v.why}" for v in item.violations]
+            lines.append(f"    {what} by: {item.delivered}")
+        kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.violations.items()))
+        lines.append(
+            f"checked {self.checked} narrative(s): {self.passed} true, {self.false_count} false"
+            f" ({self.retried} retried, {self.fallback} replaced), {self.unchecked} unchecked"
+            + (f"; false claims by kind: {kinds}" if kinds else "")
+        )
+        return lines
+
+
+FALSE_KEPT = 20
 
 Checker = Callable[[str], ClaimCheck | None]
 Retry = Callable[[list[str]], "Narration | None"]

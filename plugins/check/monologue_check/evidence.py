@@ -284,6 +284,8 @@ class Evidence:
     """Tool calls a digest told in one sentence ("Earlier, I also made 6 tool calls")."""
     unfolded: int = 0
     """How many of ``calls`` came after the digest (the ones told one by one)."""
+    folded_kinds: frozenset[str] = frozenset()
+    """The kinds of tool a live batch's digest counts (its calls are not in ``calls``)."""
 
     @classmethod
     def of(
@@ -301,9 +303,11 @@ class Evidence:
         ``events_folded`` digest leading the batch (live), were told as one digest."""
         events = list(events)
         folded_calls = 0
+        folded_kinds: frozenset[str] = frozenset()
         if events and events[0].type == FOLDED_TYPE:
             tools = events[0].data.get("tools") or {}
             folded_calls = sum(n for n in tools.values() if isinstance(n, int))
+            folded_kinds = frozenset(kind_of(str(name)) for name in tools)
         elif folded:
             folded_calls = sum(1 for event in events[:folded] if event.type == "tool_call")
         calls: dict[str, Call] = {}
@@ -348,6 +352,7 @@ class Evidence:
                 )
         return cls(
             folded_calls=folded_calls,
+            folded_kinds=folded_kinds,
             unfolded=len(ordered) - (folded_calls if folded else 0),
             text=norm("\n".join(parts)),
             calls=ordered,

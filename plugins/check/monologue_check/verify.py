@@ -346,6 +346,9 @@ def _action(claim: Claim, evidence: Evidence) -> str | None:
         calls = [c for c in calls if pattern.search(c.subject.lower())]
     if calls or ((claim.again or _EARLIER.search(claim.sentence)) and evidence.before.calls):
         return None
+    # A live batch's digest counts its calls by tool: an act of a kind it holds is shown.
+    if pattern is None and kinds & evidence.folded_kinds:
+        return None
     return f"says {claim.text!r}, but no covered tool call did that"
 
 
