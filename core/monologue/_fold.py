@@ -7,9 +7,10 @@ The next narration turn receives the fold as the first event of its batch, of ty
 the folded events, so every event is covered by some narrative while memory stays bounded:
 the fold keeps counts by type and tool, at most ``NAME_LIMIT`` files, commands and error
 messages, the files edited and the ``git commit`` / ``git push`` commands (so that a narrator
-can name what changed, not only count it), the latest of each, the id range, and the folded ids themselves up to ``ID_LIMIT``. Past that the ids
-are let go and the narrative names the range instead (``covers_range``): every narrated
-event of the session from its first to its last id, inclusive.
+can name what changed, not only count it), the latest of each, the id range, and the folded
+ids themselves up to ``ID_LIMIT``. Past that the ids are let go and the narrative names the
+range instead (``covers_range``): every narrated event of the session from its first to its
+last id, inclusive.
 """
 
 from __future__ import annotations
