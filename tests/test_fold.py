@@ -55,12 +55,48 @@ def test_a_fold_counts_tools_names_files_and_commands_and_keeps_the_ids() -> Non
     assert data["tools"] == {"Read": 1, "Bash": 2, "Edit": 1}
     assert (data["files"], data["files_total"]) == (["src/a.py"], 1)
     assert data["commands"] == ["pytest -q tests/"]  # whitespace collapsed: one command
+    assert (data["edited"], data["edited_total"], data["last_edited"]) == (
+        ["src/a.py"],
+        1,
+        "src/a.py",
+    )
+    assert (data["commits"], data["commits_total"], data["last_commit"]) == ([], 0, "")
     assert (data["errors"], data["error_samples"]) == (1, ["2 failed in 0.1s"])
     assert data["text"] == (
         "8 earlier event(s) folded while narration was behind; tool calls: 2 Bash, 1 Edit, "
-        "1 Read; files: src/a.py; commands: pytest -q tests/; 1 error(s): 2 failed in 0.1s"
+        "1 Read; files: src/a.py; commands: pytest -q tests/; edited: src/a.py; "
+        "1 error(s): 2 failed in 0.1s"
     )
     assert covered([event, events[0]]) == ([*data["ids"], events[0].id], None)
+
+
+def test_a_fold_names_the_files_changed_and_the_commits_and_pushes_in_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_fold, "NAME_LIMIT", 2)
+    monkeypatch.setattr(_fold, "TRACK_LIMIT", 3)
+    older, newer = Fold(), Fold()
+    for n, path in enumerate(["lib/a.ex", "lib/b.ex", "lib/a.ex"]):
+        older.add(call("Edit", f"e{n}", file_path=path))
+    older.add(call("Read", "r1", file_path="lib/c.ex"))
+    older.add(call("str_replace_editor", "v1", command="view", path="lib/d.ex"))
+    older.add(call("str_replace_editor", "s1", command="str_replace", path="lib/e.ex"))
+    older.add(call("Bash", "c1", command="git commit -m 'Parse dates'"))
+    older.add(call("Bash", "c2", command="git log --oneline"))
+    newer.add(call("Bash", "c3", command="git -C lib push origin main"))
+    newer.add(call("Bash", "c4", command="git commit -m 'Parse dates'"))
+    newer.add(call("Write", "w1", file_path="lib/f.ex"))
+    newer.add(call("NotebookEdit", "n1", notebook_path="nb.ipynb"))
+    data = older.then(newer).as_event().data
+    # Distinct edited files, first NAME_LIMIT named; past TRACK_LIMIT the total is a floor.
+    assert (data["edited"], data["edited_total"]) == (["lib/a.ex", "lib/b.ex"], 3)
+    assert data["edited_at_least"] is True
+    assert older.distinct("edited") == ["lib/a.ex", "lib/b.ex", "lib/e.ex"]
+    # Every commit or push, repeats too, in order; reads and other git commands are not.
+    assert data["commits"] == ["git commit -m 'Parse dates'", "git -C lib push origin main"]
+    assert data["commits_total"] == 3
+    last = (data["last_file"], data["last_edited"], data["last_commit"])
+    assert last == ("nb.ipynb", "nb.ipynb", "git commit -m 'Parse dates'")
 
 
 def test_past_the_id_limit_the_narrative_covers_the_range(

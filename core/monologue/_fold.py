@@ -6,13 +6,16 @@ The next narration turn receives the fold as the first event of its batch, of ty
 ``events_folded`` (:class:`~monologue.events.EventsFoldedData`), and its narrative covers
 the folded events, so every event is covered by some narrative while memory stays bounded:
 the fold keeps counts by type and tool, at most ``NAME_LIMIT`` files, commands and error
-messages, the id range, and the folded ids themselves up to ``ID_LIMIT``. Past that the ids
-are let go and the narrative names the range instead (``covers_range``): every narrated
-event of the session from its first to its last id, inclusive.
+messages, the files edited and the ``git commit`` / ``git push`` commands (so that a narrator
+can name what changed, not only count it), the latest of each, the id range, and the folded
+ids themselves up to ``ID_LIMIT``. Past that the ids are let go and the narrative names the
+range instead (``covers_range``): every narrated event of the session from its first to its
+last id, inclusive.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
@@ -35,6 +38,11 @@ TRACK_LIMIT = 500
 KIND_LIMIT = 32
 """Distinct tools and event types counted by name; the rest count as ``other``."""
 TEXT_LIMIT = 160
+EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
+"""Tools that change the file they name."""
+_EDITOR_EDITS = frozenset({"create", "str_replace", "insert", "undo_edit"})
+"""SWE-agent's and OpenHands' ``str_replace_editor`` commands that change the file."""
+_COMMIT = re.compile(r"\bgit\s+(?:-[Cc]\s+\S+\s+)*(?:commit|push)\b")
 
 
 __all__ = ["Fold", "covered", "event_count"]
@@ -61,6 +69,14 @@ class _Tally:
     commands: list[str] = field(default_factory=list)
     commands_total: int = 0
     commands_at_least: bool = False
+    edited: list[str] = field(default_factory=list)
+    edited_total: int = 0
+    edited_at_least: bool = False
+    commits: list[str] = field(default_factory=list)
+    commits_total: int = 0
+    last_file: str = ""
+    last_edited: str = ""
+    last_commit: str = ""
     errors: int = 0
     error_samples: list[str] = field(default_factory=list)
 
@@ -78,6 +94,7 @@ class Fold:
         # Distinct names seen, in order (a dict: ordered and fast to test), up to TRACK_LIMIT.
         self._files: dict[str, None] = {}
         self._commands: dict[str, None] = {}
+        self._edited: dict[str, None] = {}
 
     def __len__(self) -> int:
         return self.data.count
@@ -100,9 +117,9 @@ class Fold:
         payload = event.data
         if event.type == "tool_call":
             _bump(data.tools, str(payload.get("tool_name")))
-            tool_input = payload.get("input") or {}
-            self._touch(tool_input, PATH_KEYS, self._files, data.files, "files")
-            self._touch(tool_input, COMMAND_KEYS, self._commands, data.commands, "commands")
+            tool_input = payload.get("input")
+            if isinstance(tool_input, dict):
+                self._tool_call(str(payload.get("tool_name")), tool_input)
         elif (event.type == "tool_result" and payload.get("is_error")) or event.type == "error":
             data.errors += 1
             if len(data.error_samples) < ERROR_LIMIT:
@@ -130,16 +147,25 @@ class Fold:
             self._remember(name, self._files, data.files, "files")
         for name in newer.distinct("commands"):
             self._remember(name, self._commands, data.commands, "commands")
+        for name in newer.distinct("edited"):
+            self._remember(name, self._edited, data.edited, "edited")
+        data.commits += theirs.commits[: max(NAME_LIMIT - len(data.commits), 0)]
+        data.commits_total += theirs.commits_total
+        data.last_file = theirs.last_file or data.last_file
+        data.last_edited = theirs.last_edited or data.last_edited
+        data.last_commit = theirs.last_commit or data.last_commit
         data.files_at_least |= theirs.files_at_least
         data.commands_at_least |= theirs.commands_at_least
+        data.edited_at_least |= theirs.edited_at_least
         data.errors += theirs.errors
         room = ERROR_LIMIT - len(data.error_samples)
         data.error_samples += theirs.error_samples[: max(room, 0)]
         return self
 
-    def distinct(self, what: Literal["files", "commands"]) -> list[str]:
-        """The distinct files or commands tracked, in the order first seen."""
-        return list(self._files if what == "files" else self._commands)
+    def distinct(self, what: Literal["files", "commands", "edited"]) -> list[str]:
+        """The distinct files, commands or edited files tracked, in the order first seen."""
+        seen = {"files": self._files, "commands": self._commands, "edited": self._edited}
+        return list(seen[what])
 
     def as_event(self) -> Event:
         """The fold as the ``events_folded`` event a narrator receives (never recorded);
@@ -149,6 +175,11 @@ class Fold:
         values.update(
             files=redact(tally.files),
             commands=redact(tally.commands),
+            edited=redact(tally.edited),
+            commits=redact(tally.commits),
+            last_file=redact(tally.last_file),
+            last_edited=redact(tally.last_edited),
+            last_commit=redact(tally.last_commit),
             error_samples=redact(tally.error_samples),
         )
         # Built here from typed fields, and dumped at once: nothing to validate.
@@ -158,21 +189,25 @@ class Fold:
             FOLDED_TYPE, data.model_dump(), session_id=self._session_id, agent=self._agent
         )
 
-    def _touch(
-        self,
-        tool_input: Any,
-        keys: tuple[str, ...],
-        seen: dict[str, None],
-        named: list[str],
-        what: str,
-    ) -> None:
-        if not isinstance(tool_input, dict):
-            return
-        for key in keys:
-            value = tool_input.get(key)
-            if isinstance(value, str) and value.strip():
-                self._remember(truncate(" ".join(value.split()), TEXT_LIMIT), seen, named, what)
-                return
+    def _tool_call(self, tool: str, tool_input: dict[str, Any]) -> None:
+        data = self.data
+        path = _first(tool_input, PATH_KEYS)
+        if path:
+            self._remember(path, self._files, data.files, "files")
+            data.last_file = path
+            if tool in EDIT_TOOLS or (
+                tool.lower() == "str_replace_editor" and tool_input.get("command") in _EDITOR_EDITS
+            ):
+                self._remember(path, self._edited, data.edited, "edited")
+                data.last_edited = path
+        command = _first(tool_input, COMMAND_KEYS)
+        if command:
+            self._remember(command, self._commands, data.commands, "commands")
+            if _COMMIT.search(command):
+                data.commits_total += 1
+                data.last_commit = command
+                if len(data.commits) < NAME_LIMIT:
+                    data.commits.append(command)
 
     def _remember(self, name: str, seen: dict[str, None], named: list[str], what: str) -> None:
         if name in seen:
@@ -186,6 +221,15 @@ class Fold:
         setattr(data, f"{what}_total", len(seen))
         if len(named) < NAME_LIMIT:
             named.append(name)
+
+
+def _first(tool_input: dict[str, Any], keys: tuple[str, ...]) -> str:
+    """The first non-blank string under ``keys``, on one line and truncated; else ``""``."""
+    for key in keys:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value.strip():
+            return truncate(" ".join(value.split()), TEXT_LIMIT)
+    return ""
 
 
 def _bump(counts: dict[str, int], name: str, by: int = 1) -> None:
@@ -205,6 +249,10 @@ def describe(data: EventsFoldedData) -> str:
     if data.commands_total:
         named = _named(data.commands, data.commands_total, data.commands_at_least)
         parts.append(f"commands: {named}")
+    if data.edited_total:
+        parts.append(f"edited: {_named(data.edited, data.edited_total, data.edited_at_least)}")
+    if data.commits_total:
+        parts.append(f"git commit/push: {_named(data.commits, data.commits_total, False)}")
     if data.errors:
         parts.append(f"{data.errors} error(s): " + "; ".join(data.error_samples))
     return "; ".join(parts)

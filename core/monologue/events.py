@@ -163,6 +163,14 @@ class EventsFoldedData(Payload):
     commands: list[str] = Field(default_factory=list)
     commands_total: int = 0
     commands_at_least: bool = False
+    edited: list[str] = Field(default_factory=list)
+    edited_total: int = 0
+    edited_at_least: bool = False
+    commits: list[str] = Field(default_factory=list)
+    commits_total: int = 0
+    last_file: str = ""
+    last_edited: str = ""
+    last_commit: str = ""
     errors: int = 0
     error_samples: list[str] = Field(default_factory=list)
 

@@ -69,4 +69,9 @@ def narrate(session: Session, events: list[Event], history: list[str], reason: s
     note_process_cwd()
     scene = scene_of(session)
     scene.history = list(history)
-    return with_folded(events, lambda batch: compose(scene, batch, reason))
+    return with_folded(
+        events,
+        lambda batch: compose(scene, batch, reason),
+        terse=scene.preset == "terse",
+        cwd=scene.cwd,
+    )

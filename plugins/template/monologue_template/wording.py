@@ -140,7 +140,9 @@ def clamp_words(text: str, limit: int) -> str:
     words = text.split()
     if len(words) <= limit:
         return text
-    return " ".join(words[:limit]).rstrip(" ,;:.-…") + "…"
+    cut = " ".join(words[:limit]).rstrip(" ,;:.-…")
+    # A command cut inside its backticks is closed, so it still reads (and is) a command.
+    return cut + ("…`" if cut.count("`") % 2 else "…")
 
 
 def first_sentence(text: str, limit: int = 120) -> str:
