@@ -6,7 +6,6 @@ import functools
 import re
 from collections.abc import Sequence
 
-_SPACE = re.compile(r"\s+")
 _MARKDOWN = re.compile(r"\*\*|`|^\s*(?:[-*+>]|\d+[.)])\s+|^#+\s*", re.MULTILINE)
 _LISTED = re.compile(r"^\s*(?:[-*+>]\s|\d+[.)]\s|#)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(A-Z0-9])")
@@ -48,7 +47,10 @@ _SKELETON_PUNCT = re.compile(r"[^\w\s]")
 @functools.lru_cache(maxsize=4096)
 def squash(text: str) -> str:
     """``text`` on one line, whitespace collapsed (escaped line breaks too: ``\\n``)."""
-    return _SPACE.sub(" ", _ESCAPED_BREAK.sub(" ", text)).strip()
+    if "\\n" in text:  # the regex costs microseconds even when it finds nothing
+        text = _ESCAPED_BREAK.sub(" ", text)
+    # str.split() splits on exactly the whitespace ``\s`` matches, several times faster.
+    return " ".join(text.split())
 
 
 def names_subject(text: str) -> bool:
