@@ -154,10 +154,10 @@ def _scored(lines: list[str]) -> tuple[int, int, str] | None:
                     best = found
                 continue
             in_errors = False
-        found = _shape_of(line)
-        if found is None:
+        shape = _shape_of(line)
+        if shape is None:
             continue
-        score, last, text = found
+        score, last, text = shape
         if best is None or score > best[0] or (score == best[0] and last):
             best = (score, index, text)
     return best
