@@ -26,16 +26,18 @@ _FILLER = re.compile(
     re.IGNORECASE,
 )
 _ENUM = re.compile(r"^[a-z]+(?:_[a-z]+)+$")
+# Each with the words one of which a text has when the pattern can match: a substring
+# search is much cheaper than a regex that finds nothing.
 _OWN_WORDS = [
-    (re.compile(r"^(?:Now,? |OK,? |Okay,? |Alright,? )?[Ll]et me\b"), "I'm going to"),
-    (re.compile(r"^(?:Now,? |OK,? |Okay,? |Alright,? )?[Ll]et'?s\b"), "I'll"),
-    (re.compile(r"\blet's\b"), "I'll"),
-    (re.compile(r"\b[Ww]e're\b"), "I'm"),
-    (re.compile(r"\b[Ww]e've\b"), "I've"),
-    (re.compile(r"\b[Ww]e'll\b"), "I'll"),
-    (re.compile(r"\b[Ww]e\b"), "I"),
-    (re.compile(r"\bour\b"), "my"),
-    (re.compile(r"\bOur\b"), "My"),
+    (re.compile(r"^(?:Now,? |OK,? |Okay,? |Alright,? )?[Ll]et me\b"), "I'm going to", ("et me",)),
+    (re.compile(r"^(?:Now,? |OK,? |Okay,? |Alright,? )?[Ll]et'?s\b"), "I'll", ("ets", "et's")),
+    (re.compile(r"\blet's\b"), "I'll", ("let's",)),
+    (re.compile(r"\b[Ww]e're\b"), "I'm", ("e're",)),
+    (re.compile(r"\b[Ww]e've\b"), "I've", ("e've",)),
+    (re.compile(r"\b[Ww]e'll\b"), "I'll", ("e'll",)),
+    (re.compile(r"\b[Ww]e\b"), "I", ("We", "we")),
+    (re.compile(r"\bour\b"), "my", ("our",)),
+    (re.compile(r"\bOur\b"), "My", ("Our",)),
 ]
 _NAMES = re.compile(r"[`\"]|\w[./]\w|https?://|\btests?\b|\btest suite\b", re.IGNORECASE)
 _SKELETON_DROP = re.compile(r"`[^`]*`|\"[^\"]*\"|\S*[/.\\]\S*\w|\d+")
@@ -196,8 +198,9 @@ def _may_be_markdown(line: str, start: str) -> bool:
 def own_words(text: str) -> str:
     """The agent's sentence in its own first person: "we" and "let's" become "I", "Let me
     check x" becomes "I'm going to check x"."""
-    for pattern, replacement in _OWN_WORDS:
-        text = pattern.sub(replacement, text)
+    for pattern, replacement, needles in _OWN_WORDS:
+        if any(needle in text for needle in needles):
+            text = pattern.sub(replacement, text)
     return text
 
 
