@@ -40,7 +40,9 @@ _OWN_WORDS = [
     (re.compile(r"\bOur\b"), "My", ("Our",)),
 ]
 _NAMES = re.compile(r"[`\"]|\w[./]\w|https?://|\btests?\b|\btest suite\b", re.IGNORECASE)
-_SKELETON_DROP = re.compile(r"`[^`]*`|\"[^\"]*\"|\S*[/.\\]\S*\w|\d+")
+# A path or file name: up to its first separator without backtracking (``*+``), so that a
+# word without one fails in one pass rather than trying every split.
+_SKELETON_DROP = re.compile(r"`[^`]*`|\"[^\"]*\"|[^\s/.\\]*+[/.\\]\S*\w|\d+")
 _PUNCTUATION = re.compile(r"[^\w\s]")
 # The ASCII characters ``_PUNCTUATION`` matches: ASCII text is translated, several times
 # faster than the regex.
