@@ -4,7 +4,7 @@ The example sessions (and the shared Claude traces, when present) are read by th
 readers and narrated in batches of four events, straight through the template narrator's
 ``compose.narrate`` with a fresh scene per session, as replay asks it: the time per
 narrative, and the narrator's throughput next to plain ``json.loads`` of the same events
-(issue 23: at least a tenth of it, about 10x the 1.1 ms a narrative took before).
+(issue 22: at least a tenth of it, about 10x the 1.1 ms a narrative took before).
 """
 
 from __future__ import annotations

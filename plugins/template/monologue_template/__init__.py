@@ -39,6 +39,7 @@ def scene_of(session: Session) -> Scene:
         quiet = time.monotonic() - session.last_event_at
     with session.lock:
         open_calls = sorted(session.open_tool_calls.values(), key=lambda event: event.ts)
+    stats = session.stats  # a snapshot built on each access: read it once
     return Scene(
         agent=session.agent,
         preset=session.config.preset,
@@ -47,8 +48,8 @@ def scene_of(session: Session) -> Scene:
         open_calls=open_calls,
         now=datetime.now(UTC),
         quiet_s=quiet,
-        tool_calls=session.stats.tool_calls,
-        tool_errors=session.stats.tool_errors,
+        tool_calls=stats.tool_calls,
+        tool_errors=stats.tool_errors,
         cwd=session.meta.get("cwd"),
         memory=memory,
     )

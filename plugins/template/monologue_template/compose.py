@@ -41,6 +41,7 @@ from .wording import (
     skeleton,
     split_sentences,
     squash,
+    without_punctuation,
 )
 
 if TYPE_CHECKING:
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Scene", "narrate"]
 
-_PUNCTUATION = re.compile(r"[^\w\s]")
 _ROUTINE_RANK = {"edit": 2, "write": 2, "bash": 1}
 """Which routine steps a long stretch names first when it cannot name them all."""
 _AGAIN = re.compile(r"^(?:Again|Once more), ", re.IGNORECASE)
@@ -262,7 +262,7 @@ def _sentences_said(text: str) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=2048)
 def _normal(text: str) -> str:
-    return _PUNCTUATION.sub("", text).lower().strip()
+    return without_punctuation(text).lower().strip()
 
 
 def _fresh(clause: Clause, said: set[str], short: bool = False, start: int = 0) -> str:

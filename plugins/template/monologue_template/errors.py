@@ -57,6 +57,12 @@ _ADVICE = re.compile(
 
 # What each shape scores; the strongest wins. Exceptions keep the last such line (the one
 # a chain of tracebacks ends with); every other shape its first.
+_FAILURE_WORDS = (
+    r"No such file|not found|does not exist|doesn't exist|denied|not permitted|"
+    r"cannot|can't|could not|couldn't|unable to|refused|timed out|invalid|"
+    r"not allowed|is ignored|are ignored|was blocked|failed|failure|"
+    r"unexpected|missing|undefined|conflict|rejected|aborting|error"
+)
 _SHAPES: list[tuple[int, bool, re.Pattern[str]]] = [
     (90, False, re.compile(r"^\s*(?:✘\s*)?\[ERROR\]\s*(.+)$")),
     (90, False, re.compile(r"^\s*✘\s+(.+)$")),
@@ -82,26 +88,54 @@ _SHAPES: list[tuple[int, bool, re.Pattern[str]]] = [
     (80, False, re.compile(r"^\s*┃?\s*\[[A-Z]\] \S (.+)$")),  # credo's issues
     (78, False, re.compile(r"^\s*(\S+\.\w+:\d+(?::\d+)?:\w*)$")),  # message on the next line
     (78, False, re.compile(r"^\s*(\S+\.\w+:\d+:\d+:\s*\S.*)$")),  # file:line:col: message
-    (
-        60,
-        False,
-        re.compile(
-            r"(.*(?:No such file|not found|does not exist|doesn't exist|denied|not permitted|"
-            r"cannot|can't|could not|couldn't|unable to|refused|timed out|invalid|"
-            r"not allowed|is ignored|are ignored|was blocked|failed|failure|"
-            r"unexpected|missing|undefined|conflict|rejected|aborting|error).*)",
-            re.IGNORECASE,
-        ),
-    ),
+    (60, False, re.compile(rf"(.*(?:{_FAILURE_WORDS}).*)", re.IGNORECASE)),
     (20, False, re.compile(r"^\s*hint:\s*(.+)$")),
 ]
+_MENTION = len(_SHAPES) - 2
+"""The shape of a line that only mentions a failure: the whole line (up to a line break,
+which ``.`` stops at) when it has one of the words. Found with a search for the words
+rather than ``match``, whose ``.*`` tries every word at every position of a line that has
+none: most of an excerpt's cost."""
+_MENTIONS_FAILURE = re.compile(_FAILURE_WORDS, re.IGNORECASE)
+_FAILURE_LOWER = tuple(word.lower() for word in _FAILURE_WORDS.split("|"))
+"""The words in lower case: in an ASCII line, case-insensitive is lower-case containment
+(outside ASCII, ``re.IGNORECASE`` folds more, such as the Kelvin sign to ``k``)."""
+
+
+def _alternative(pattern: re.Pattern[str]) -> str:
+    flags = "(?i:" if pattern.flags & re.IGNORECASE else "(?:"
+    return f"{flags}{pattern.pattern})"
+
+
+# Every line is tried against the noise, the advice, then each shape in turn; one
+# alternation does it up to the mention of a failure in one call, and its first
+# alternative that matches is the one the calls in that order would have found (``match``
+# tries alternatives in order).
+_LINE = re.compile(
+    "|".join(
+        f"(?P<_{index}>{_alternative(pattern)})"
+        for index, pattern in enumerate(
+            [_NOISE, _ADVICE, *(shape for _, _, shape in _SHAPES[:_MENTION])]
+        )
+    )
+)
+_SKIPPED = 2
+"""Alternatives of ``_LINE`` that mark a line never quoted (noise, advice)."""
+_GROUPS = [
+    (_LINE.groupindex[f"_{index + _SKIPPED}"], shape.groups)
+    for index, (_, _, shape) in enumerate(_SHAPES[:_MENTION])
+]
+"""Where each shape's own groups start in ``_LINE``, and how many it has."""
+
 _PREFIX = re.compile(r"^(?:✘\s*)?(?:\[ERROR\]\s*|(?:error|fatal|ERROR|Error)\s*:\s*)(?=\S)")
 _STRONG = 84
 _LOCATION = re.compile(r"^\S+\.\w+:\d+(?::\d+)?:\w*$")
 
 
 def _lines(output: str) -> list[str]:
-    text = _TAGS.sub("\n", _ANSI.sub("", output))
+    text = _ANSI.sub("", output) if "\x1b[" in output else output  # most have no colour
+    if "tool_use_error>" in text:
+        text = _TAGS.sub("\n", text)
     return [line.rstrip() for line in text.splitlines() if line.strip()]
 
 
@@ -110,7 +144,7 @@ def _scored(lines: list[str]) -> tuple[int, int, str] | None:
     best: tuple[int, int, str] | None = None
     in_errors = False
     for index, line in enumerate(lines):
-        if _SWE_ERRORS.match(line):
+        if line.startswith("ERRORS:") and _SWE_ERRORS.match(line):
             in_errors = True
             continue
         if in_errors:
@@ -120,19 +154,45 @@ def _scored(lines: list[str]) -> tuple[int, int, str] | None:
                     best = found
                 continue
             in_errors = False
-        if _NOISE.match(line) or _ADVICE.match(line):
+        shape = _shape_of(line)
+        if shape is None:
             continue
-        for score, last, shape in _SHAPES:
-            match = shape.match(line)
-            if match is None:
-                continue
-            text = " ".join(group for group in match.groups() if group)
-            if shape.pattern.startswith(r"^\s*\*\* \("):  # Elixir: "KeyError: key :a not found"
-                text = f"{match.group(1)}: {match.group(2)}"
-            if best is None or score > best[0] or (score == best[0] and last):
-                best = (score, index, text)
-            break
+        score, last, text = shape
+        if best is None or score > best[0] or (score == best[0] and last):
+            best = (score, index, text)
     return best
+
+
+def _shape_of(line: str) -> tuple[int, bool, str] | None:
+    """The first shape ``line`` has, as ``(score, last, text)``; ``None`` for noise, advice
+    or no shape."""
+    match = _LINE.match(line)
+    if match is not None and match.lastgroup is not None:
+        which = int(match.lastgroup[1:]) - _SKIPPED
+        if which < 0:
+            return None  # noise or advice
+        score, last, shape = _SHAPES[which]
+        start, count = _GROUPS[which]
+        groups = match.groups()[start : start + count]
+        if shape.pattern.startswith(r"^\s*\*\* \("):  # Elixir: "KeyError: key :a not found"
+            return score, last, f"{groups[0]}: {groups[1]}"
+        return score, last, " ".join(group for group in groups if group)
+    head = line.partition("\n")[0]
+    if _mentions_failure(head):
+        score, last, _ = _SHAPES[_MENTION]
+        return score, last, head
+    for score, last, shape in _SHAPES[_MENTION + 1 :]:
+        match = shape.match(line)
+        if match is not None:
+            return score, last, " ".join(group for group in match.groups() if group)
+    return None
+
+
+def _mentions_failure(text: str) -> bool:
+    if text.isascii():  # a dozen substring searches beat one case-blind regex search
+        lower = text.lower()
+        return any(word in lower for word in _FAILURE_LOWER)
+    return _MENTIONS_FAILURE.search(text) is not None
 
 
 def _first_plain(lines: list[str]) -> str:

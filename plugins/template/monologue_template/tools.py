@@ -88,6 +88,7 @@ _ROOT_MARKERS = frozenset(
 )
 # Claude Code's file for a tool output too long to show: an internal id, not a subject.
 _SAVED_OUTPUT = re.compile(r"\S*/tool-results/\S+")
+_TOOL_RESULTS = "/tool-results/"  # checked first: the regex is slow to find nothing
 _CD_PREFIX = re.compile(r"^cd\s+\S+\s*(?:&&|;)\s*")
 _TEST_COMMAND = re.compile(
     r"(?:^|[\s;&|(/])(?:pytest|py\.test|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest"
@@ -149,27 +150,36 @@ def _display_path(raw: str, cwd: str | None, short: bool, process_cwd: str) -> s
     text = redact_text(squash(raw))
     if not text:
         return "a file"
-    if _SAVED_OUTPUT.search(text):
+    if _TOOL_RESULTS in text and _SAVED_OUTPUT.search(text):
         return "a saved tool output"
-    path = PurePosixPath(text)
-    if short:
-        return path.name or text
+    parts = _path_parts(text)
+    absolute = text.startswith("/")
+    if short:  # PurePosixPath.name: the last part, none for the root alone
+        return (parts[-1] if len(parts) > absolute else "") or text
     for base in (cwd, process_cwd):
-        if (
-            base
-            and path.is_absolute()
-            and path.is_relative_to(base)
-            and path != PurePosixPath(base)
-        ):
-            return str(path.relative_to(base))
-    parts = path.parts
-    if path.is_absolute() and len(parts) > 4:
+        if base and absolute:
+            prefix = _path_parts(base)
+            if len(parts) > len(prefix) and parts[: len(prefix)] == prefix:
+                return "/".join(parts[len(prefix) :])
+    if absolute and len(parts) > 4:
         for index, part in enumerate(parts[1:-1], 1):
             if part in _ROOT_MARKERS:
-                return str(PurePosixPath(*parts[index:]))
-    if path.is_absolute() and len(parts) > 3 and parts[1] in ("home", "Users"):
-        return str(PurePosixPath("~", *parts[3:]))
+                return "/".join(parts[index:])
+    if absolute and len(parts) > 3 and parts[1] in ("home", "Users"):
+        return "/".join(("~", *parts[3:]))
     return text
+
+
+@functools.lru_cache(maxsize=1024)
+def _path_parts(text: str) -> tuple[str, ...]:
+    """``PurePosixPath(text).parts``, split as a string when that gives the same parts
+    (no empty or ``.`` part, no trailing slash): pathlib takes several microseconds."""
+    pieces = text.split("/")
+    if "" in pieces[1:] or "." in pieces:
+        return PurePosixPath(text).parts
+    if pieces[0] == "":
+        pieces[0] = "/"
+    return tuple(pieces)
 
 
 def command_text(raw: Any, limit: int = 60) -> str:
@@ -184,7 +194,9 @@ def command_text(raw: Any, limit: int = 60) -> str:
 def _command_text(raw: str, limit: int) -> str:
     lines = [line for line in str(raw).strip().splitlines() if line.strip()]
     text = redact_text(lines[0] if lines else "")
-    text = _SAVED_OUTPUT.sub("a-saved-tool-output", _CD_PREFIX.sub("", text.strip()))
+    text = _CD_PREFIX.sub("", text.strip())
+    if _TOOL_RESULTS in text:
+        text = _SAVED_OUTPUT.sub("a-saved-tool-output", text)
     if len(text) > limit:
         text = " ".join(path_tail(token) for token in text.split(" "))
     if len(lines) > 1:
