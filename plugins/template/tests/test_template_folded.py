@@ -62,12 +62,9 @@ def narrate_as(monologue_plugins: PluginSandbox, events: list[Event], preset: st
 
 
 def folded(events: list[Event]) -> Event:
-    from monologue._fold import Fold
+    from monologue.digest import folded_digest
 
-    fold = Fold()
-    for event in events:
-        fold.add(event)
-    return fold.as_event()
+    return folded_digest(events)
 
 
 def call(tool: str, **tool_input: str) -> Event:
