@@ -146,8 +146,10 @@ class Collector:
         for event in step.events:
             live.session.dispatch(event)
         if step.end:
-            del self.sessions[session_id]
+            # Closed first: events still queued on its pipeline (a chapter, say) must still
+            # find the session here when their hooks run.
             live.session.close()
+            del self.sessions[session_id]
         elif payload["hook_event_name"] == "Stop":
             live.session.request_narration("idle")
 
@@ -157,8 +159,8 @@ class Collector:
         now = time.monotonic()
         for session_id, live in list(self.sessions.items()):
             if now - live.last_payload >= self.idle_s:
-                del self.sessions[session_id]
                 live.session.close()
+                del self.sessions[session_id]
 
     def _open(self, session_id: str, payload: dict[str, Any]) -> _Live:
         from monologue import Session
@@ -321,9 +323,9 @@ class Collector:
 
     def close(self) -> None:
         """Close every session (final narrations included), the voice and the viewer."""
-        for session_id in list(self.sessions):
-            live = self.sessions.pop(session_id)
+        for session_id, live in list(self.sessions.items()):
             live.session.close()
+            del self.sessions[session_id]
         if self.speech is not None:
             self.speech.wait_idle(timeout=10)
             self.speech.close()
