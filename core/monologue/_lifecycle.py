@@ -108,11 +108,13 @@ class Lifecycle:
         """End the session: completion event, final narration (bounded), ``on_complete``.
         ``details`` are added to the completion's data (a replay's ``ending`` and
         ``skipped_lines``, say)."""
+        # One deadline for all of closing (final_wait_s), however its waits are split.
+        deadline = time.monotonic() + self.config.final_wait_s
         if self._worker is not None:
             # A turn asked for but not yet started would otherwise merge into the final one,
             # which tells the ending instead of what that turn held.
-            self._worker.wait_taken(time.monotonic() + self.config.final_wait_s)
-        completion, deadline = self._begin_close(result, error, details)
+            self._worker.wait_taken(deadline)
+        completion, deadline = self._begin_close(result, error, details, deadline)
         if completion is None:
             return
         try:
@@ -122,10 +124,10 @@ class Lifecycle:
 
     async def aclose(self, result: Any = None, error: BaseException | None = None) -> None:
         """:meth:`close` for async code: waits for the final narration without blocking."""
+        deadline = time.monotonic() + self.config.final_wait_s
         if self._worker is not None:
-            deadline = time.monotonic() + self.config.final_wait_s
             await asyncio.to_thread(self._worker.wait_taken, deadline)
-        completion, deadline = self._begin_close(result, error)
+        completion, deadline = self._begin_close(result, error, None, deadline)
         if completion is None:
             return
         try:
@@ -134,7 +136,11 @@ class Lifecycle:
             await asyncio.to_thread(self._end_close, completion)
 
     def _begin_close(
-        self, result: Any, error: BaseException | None, details: Mapping[str, Any] | None = None
+        self,
+        result: Any,
+        error: BaseException | None,
+        details: Mapping[str, Any] | None,
+        deadline: float,
     ) -> tuple[Event | None, float]:
         if self._status == "new":
             self.start()
@@ -151,7 +157,6 @@ class Lifecycle:
             "completion",
             {**(details or {}), "result": jsonable(result), "is_error": error is not None},
         )
-        deadline = time.monotonic() + self.config.final_wait_s
         # After the completion has been through the pipeline, so the buffer holds it all.
         self._require_pipeline().post(lambda: self._final_turn(deadline))
         return completion, deadline
