@@ -13,20 +13,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from monologue.origins import ORIGINS as _ORIGINS
+
 from .wording import clip, squash
 
 __all__ = ["ORIGINS", "command_name", "origin_of", "prompt_text", "task_outcome"]
 
-ORIGINS = frozenset(
-    {
-        "user",
-        "compaction",
-        "task_notification",
-        "command_output",
-        "system_reminder",
-        "side_request",
-    }
-)
+ORIGINS = frozenset(_ORIGINS)
 
 _REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|$)", re.DOTALL)
 _COMMAND = re.compile(
