@@ -1,4 +1,5 @@
-"""``monologue log``: find a recorded session and print everything in it."""
+"""``monologue log``: print everything in a recorded session (found by
+:func:`monologue.recording.find_recording`)."""
 
 from __future__ import annotations
 
@@ -9,29 +10,6 @@ from .errors import MonologueError, RecordingError
 
 if TYPE_CHECKING:
     from .events import Event
-
-
-def resolve(target: str) -> Path:
-    """A path as given, else the recording of session ``target`` (or a unique id prefix);
-    :class:`~monologue.errors.MonologueError` names what could not be found."""
-    path = Path(target)
-    if path.exists() or path.suffix or "/" in target:
-        return path
-    from .config import load_config
-
-    folder = load_config().resolved_record_dir()
-    exact = folder / f"{target}.jsonl"
-    if exact.exists():
-        return exact
-    matches = sorted(folder.glob(f"{target}*.jsonl")) if folder.is_dir() else []
-    if len(matches) == 1:
-        return matches[0]
-    if not matches:
-        raise MonologueError(
-            f"no recorded session {target!r} in {folder} (nor a file of that name)"
-        )
-    names = ", ".join(m.stem for m in matches[:5])
-    raise MonologueError(f"{len(matches)} recorded sessions start with {target!r}: {names}...")
 
 
 def has_own_time(event: Event) -> bool:

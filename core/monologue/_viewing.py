@@ -135,13 +135,13 @@ class Source(NamedTuple):
 def resolved(target: str) -> str:
     """A path as given (``-`` too), else the recording of session ``target`` (or a unique
     prefix of its id); what cannot be found fails, naming it."""
-    from ._log import resolve
     from .errors import MonologueError
+    from .recording import find_recording
 
     if target == "-":
         return target
     try:
-        return str(resolve(target))
+        return str(find_recording(target))
     except MonologueError as exc:
         fail(str(exc))
 

@@ -35,7 +35,7 @@ from ._reading import (
     read_recording,
 )
 from ._tail import LineTail, line_too_long
-from .errors import ConfigError
+from .errors import ConfigError, MonologueError
 from .lines import MAX_LINE_BYTES
 from .redact import may_contain_secret, redact
 
@@ -56,6 +56,7 @@ __all__ = [
     "RecordingDecoder",
     "RecordingReader",
     "event_line",
+    "find_recording",
     "header_line",
     "json_safe",
     "line_too_long",
@@ -196,3 +197,26 @@ def parser_for(
     if not looks_like_recording(path):
         return None
     return RecordingDecoder(path, strict=strict, name=name)
+
+
+def find_recording(target: str) -> Path:
+    """A path as given, else the recording of session ``target`` (or a unique id prefix);
+    :class:`~monologue.errors.MonologueError` names what could not be found."""
+    path = Path(target)
+    if path.exists() or path.suffix or "/" in target:
+        return path
+    from .config import load_config
+
+    folder = load_config().resolved_record_dir()
+    exact = folder / f"{target}.jsonl"
+    if exact.exists():
+        return exact
+    matches = sorted(folder.glob(f"{target}*.jsonl")) if folder.is_dir() else []
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise MonologueError(
+            f"no recorded session {target!r} in {folder} (nor a file of that name)"
+        )
+    names = ", ".join(m.stem for m in matches[:5])
+    raise MonologueError(f"{len(matches)} recorded sessions start with {target!r}: {names}...")

@@ -3,24 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import click
 
 __all__ = ["check_command"]
-
-
-def _resolve(target: str) -> Path:
-    """A path as given, else the recording of session ``target`` in the record folder."""
-    path = Path(target)
-    if path.exists() or path.suffix or "/" in target:
-        return path
-    from monologue.config import load_config
-
-    recorded = load_config().resolved_record_dir() / f"{target}.jsonl"
-    if recorded.exists():
-        return recorded
-    raise click.UsageError(f"{target!r} is neither a file nor a recorded session id")
 
 
 @click.command("check")
@@ -35,12 +21,16 @@ def check_command(targets: tuple[str, ...], as_json: bool) -> None:
     narrative makes a false claim, 2 when a target cannot be read.
     """
     from monologue.errors import MonologueError
+    from monologue.recording import find_recording
 
     from .audit import audit_path, findings_text
 
     audits = []
     for target in targets:
-        path = _resolve(target)
+        try:
+            path = find_recording(target)
+        except MonologueError as exc:
+            raise click.UsageError(str(exc)) from None
         if not path.is_file():
             raise click.UsageError(f"{target}: no such recording")
         try:
