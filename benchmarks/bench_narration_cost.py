@@ -12,7 +12,7 @@ coalescing of turns flatters the request count.
 
 Requests must stay at or under 30 per 100 events, and coverage at 100%, for every preset.
 Input tokens are the loopback server's estimate (prompt characters / 4, see
-``monologue_anthropic.testing``), not a tokenizer's count.
+``pytest_monologue.anthropic``), not a tokenizer's count.
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def api_key(value: str) -> Iterator[None]:
 
 
 def replay(recorded: list[Recorded], preset: str) -> Tally:
-    from monologue_anthropic.testing import LoopbackAPI
+    from pytest_monologue.anthropic import LoopbackAPI
 
     tally = Tally()
     with (

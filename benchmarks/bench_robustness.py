@@ -71,7 +71,7 @@ def run(ctx: Context) -> list[Figure]:
     # The server builds its answers with the SDK's types: imported here, so that the first
     # call's figure is the client's cost, not the server's.
     import anthropic.types  # noqa: F401
-    from monologue_anthropic.testing import LoopbackAPI, Reply
+    from pytest_monologue.anthropic import LoopbackAPI, Reply
 
     final_wait = MonologueConfig().final_wait_s
     repeats = 2 if ctx.quick else 4

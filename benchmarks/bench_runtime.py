@@ -13,7 +13,7 @@ file store, the same work with 1 process; for PostgreSQL, a plain psycopg loop o
 its own in the same server, as one would write it by hand: in one transaction ``SELECT ...
 ORDER BY priority DESC LIMIT 1 FOR UPDATE SKIP LOCKED`` and ``UPDATE`` it to in progress,
 then ``UPDATE`` it to completed in a second one. PostgreSQL is a throwaway server started
-from the machine's binaries (``monologue_runtime.testing``), on a Unix socket.
+from the machine's binaries (``pytest_monologue.postgres``), on a Unix socket.
 """
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ class _Workers:
 
 
 def run(ctx: Context) -> list[Figure]:
-    from monologue_runtime.testing import ThrowawayPostgres
+    from pytest_monologue.postgres import ThrowawayPostgres
 
     processes = QUICK_PROCESSES if ctx.quick else PROCESSES
     file_tasks = 200 if ctx.quick else 600

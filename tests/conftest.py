@@ -1,5 +1,5 @@
 """Core tests use throwaway plugins registered in an isolated plugin manager
-(``monologue_plugins`` from ``monologue.testing``), never whatever happens to be installed."""
+(``monologue_plugins`` from ``pytest_monologue``), never whatever happens to be installed."""
 
 from __future__ import annotations
 

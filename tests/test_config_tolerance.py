@@ -9,10 +9,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from pytest_monologue import MockNarrator, PluginSandbox
 
 from monologue import ConfigError, MonologueConfig, emit, monologue
 from monologue.config import load_config
-from monologue.testing import MockNarrator, PluginSandbox
 
 DEFAULTS = MonologueConfig()
 

@@ -7,10 +7,10 @@ import time
 import tracemalloc
 
 import pytest
+from pytest_monologue import MockNarrator, PluginSandbox
 
 from monologue import Narration, _fold, hookimpl
 from monologue.events import FOLDED_TYPE, Event, Usage
-from monologue.testing import MockNarrator, PluginSandbox
 
 EVENTS = 2_000
 LATENCY_S = 0.05

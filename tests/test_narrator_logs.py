@@ -6,11 +6,11 @@ from __future__ import annotations
 import logging
 
 import pytest
+from pytest_monologue import PluginSandbox
 
 from monologue import hookimpl
 from monologue.errors import NarratorFailure
 from monologue.events import Event
-from monologue.testing import PluginSandbox
 
 
 class RateLimited(NarratorFailure):

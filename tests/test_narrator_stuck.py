@@ -10,10 +10,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
+from pytest_monologue import PluginSandbox
 
 from monologue import hookimpl
 from monologue.events import Event
-from monologue.testing import PluginSandbox
 
 TIMEOUT_S = 0.2
 LIMIT = 2

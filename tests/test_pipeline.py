@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from pytest_monologue import WAIT
 from throwaway_plugins import SpeakAt
 
 from monologue import Narration, Usage, hookimpl
 from monologue.events import FOLDED_TYPE
-from monologue.testing import WAIT
 
 
 def test_without_a_policy_narration_waits_for_max_buffer(monologue_plugins, mock_narrator):

@@ -8,11 +8,11 @@ import threading
 import time
 
 import pytest
+from pytest_monologue import Hang
 from throwaway_plugins import SpeakAt
 
 from monologue import hookimpl
 from monologue._worker import BACKOFF_AFTER, MAX_CONSECUTIVE_FAILURES
-from monologue.testing import Hang
 
 
 def test_raising_narrator_never_fails_the_agent(monologue_plugins, mock_narrator, collect, caplog):

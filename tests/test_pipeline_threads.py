@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytest_monologue import MockNarrator, PluginSandbox
 
 from monologue import Event, hookimpl, monologue
-from monologue.testing import MockNarrator, PluginSandbox
 
 HOOKS = (
     "on_session_start",

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytest_monologue import PluginSandbox
 
 from monologue import hookimpl
 from monologue._replay import Driver, replay
 from monologue.errors import RecordingError
 from monologue.events import Event
-from monologue.testing import PluginSandbox
 
 
 class Quiet:

@@ -14,8 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from monologue.testing import installed_plugins
+from pytest_monologue import installed_plugins
 
 GOOD = '''
 import os

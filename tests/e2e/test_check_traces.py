@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from monologue.testing import PluginSandbox
+from pytest_monologue import PluginSandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 KNOWN_FALSE: dict[str, int] = json.loads(

@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 from e2e_support import run_command
+from pytest_monologue import PluginSandbox
 
 from monologue import current, emit, hookimpl, monologue
-from monologue.testing import PluginSandbox
 
 DEFAULTS = ("buffer", "template", "recorder", "gate")
 MONOLOGUE = Path(sys.executable).with_name("monologue")

@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pytest_monologue import PluginSandbox
+
 from monologue import hookimpl
-from monologue.testing import PluginSandbox
 
 EVENTS = 100_000
 MAX_FILES = 10

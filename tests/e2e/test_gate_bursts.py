@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 from e2e_support import run_command
+from pytest_monologue import PluginSandbox, Replayed
 
 from monologue.events import Event
-from monologue.testing import PluginSandbox, Replayed
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "traces"

@@ -8,9 +8,8 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
-from monologue_anthropic.testing import LoopbackAPI
-
-from monologue.testing import PluginSandbox
+from pytest_monologue import PluginSandbox
+from pytest_monologue.anthropic import LoopbackAPI
 
 SESSION = Path(__file__).parent / "fixtures" / "honest-outcomes.claude.jsonl"
 NEEDED = {"claude", "anthropic", "buffer"}

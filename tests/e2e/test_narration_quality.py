@@ -21,8 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from monologue.testing import PluginSandbox, Replayed
+from pytest_monologue import PluginSandbox, Replayed
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "traces"
 FOLDERS = ("claude-code-transcript", "claude-stream-json")

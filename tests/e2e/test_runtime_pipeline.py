@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from monologue.testing import PluginSandbox
+from pytest_monologue import PluginSandbox
 
 
 def test_task_lifecycle_is_recorded_gated_and_narrated(

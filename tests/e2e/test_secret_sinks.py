@@ -28,8 +28,9 @@ pytest.importorskip("monologue_web")
 pytest.importorskip("monologue_anthropic")
 pytest.importorskip("opentelemetry.sdk")
 
+from pytest_monologue import PluginSandbox
+
 import monologue
-from monologue.testing import PluginSandbox
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 from test_redact_corpus import LOOK_ALIKES, SECRET_FORMS
@@ -165,7 +166,7 @@ def test_no_marker_reaches_any_sink_and_look_alikes_survive(
     spans: object,
     webhook_server: tuple[str, list[bytes]],
 ) -> None:
-    from monologue_anthropic.testing import DUMMY_API_KEY, LoopbackAPI
+    from pytest_monologue.anthropic import DUMMY_API_KEY, LoopbackAPI
 
     hook_url, hook_bodies = webhook_server
     record_dir = tmp_path / "sessions"

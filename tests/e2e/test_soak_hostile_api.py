@@ -19,11 +19,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from monologue_anthropic.testing import DUMMY_API_KEY, LoopbackAPI, RecordedRequest, Reply
+from pytest_monologue import PluginSandbox
+from pytest_monologue.anthropic import DUMMY_API_KEY, LoopbackAPI, RecordedRequest, Reply
 
 from monologue import emit, monologue
 from monologue.events import Event
-from monologue.testing import PluginSandbox
 
 CALLS = 1000
 CONCURRENCY = 16

@@ -6,9 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pytest_monologue import PluginSandbox
 from viewing_support import Cli, LineRecorder
-
-from monologue.testing import PluginSandbox
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pytest_monologue import PluginSandbox
 
 from monologue import hookimpl
 from monologue.config import load_config
@@ -23,7 +24,6 @@ from monologue.recording import (
     record_setting,
     recording_path,
 )
-from monologue.testing import PluginSandbox
 
 
 def written(path: Path, sandbox: PluginSandbox, events: list[Event]) -> Path:

@@ -9,13 +9,13 @@ import logging
 from pathlib import Path
 
 import pytest
+from pytest_monologue import MockNarrator, PluginSandbox
 from viewing_support import Cli, recording_of
 
 from monologue import hookimpl
 from monologue.errors import RecordingError
 from monologue.lines import MAX_LINE_BYTES
 from monologue.recording import read_recording
-from monologue.testing import MockNarrator, PluginSandbox
 
 
 @pytest.fixture

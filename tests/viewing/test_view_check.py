@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pytest_monologue import MockNarrator, PluginSandbox
 from viewing_support import Cli, recording_of
 
 from monologue import hookimpl
 from monologue.checking import ClaimCheck, Violation
-from monologue.testing import MockNarrator, PluginSandbox
 
 
 class PassIsFalse:

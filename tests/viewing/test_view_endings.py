@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytest_monologue import PluginSandbox
 from viewing_support import Cli
 
 from monologue import hookimpl
 from monologue.errors import NotMyFormat, RecordingError
 from monologue.events import Event
 from monologue.lines import parse_lines
-from monologue.testing import PluginSandbox
 
 
 class LinesParser:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
+from pytest_monologue import MockNarrator
 from viewing_support import EXAMPLES, Cli
-
-from monologue.testing import MockNarrator
 
 EXAMPLE = EXAMPLES / "fix-retry-limit.monologue.jsonl"
 

@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from pytest_monologue import MockNarrator, PluginSandbox
 from viewing_support import Cli, recording_of
-
-from monologue.testing import MockNarrator, PluginSandbox
 
 
 @pytest.fixture

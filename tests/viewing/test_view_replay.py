@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from pytest_monologue import MockNarrator, PluginSandbox
 from viewing_support import Cli, json_lines, recording_of
 
 from monologue import Session, hookimpl
@@ -16,7 +17,6 @@ from monologue._render import NarrativeLine, RichView, TextView, make_view
 from monologue._replay import Driver, ReplaySummary, replay
 from monologue._viewing import PROGRESS_MIN_BYTES
 from monologue.events import Event
-from monologue.testing import MockNarrator, PluginSandbox
 
 
 @pytest.fixture

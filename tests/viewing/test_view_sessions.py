@@ -9,9 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
+from pytest_monologue import PluginSandbox
 from viewing_support import Cli, recording_of
-
-from monologue.testing import PluginSandbox
 
 
 @pytest.fixture

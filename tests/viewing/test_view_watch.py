@@ -11,12 +11,12 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from pytest_monologue import MockNarrator, PluginSandbox
 from viewing_support import narrated_subprocess
 
 from monologue._watch import Watch
 from monologue.events import Event, RecordingHeader
 from monologue.lines import MAX_LINE_BYTES
-from monologue.testing import MockNarrator, PluginSandbox
 
 NARRATE_EACH = ("-c", "max_buffer_size=1", "-c", "min_buffer_size=1")
 

@@ -1,6 +1,6 @@
 """Fixtures (loaded with ``-p anthropic_fixtures``): no network beyond loopback, an event
 observer. ``loopback_api`` and ``anthropic_narrator`` come from the plugin's own pytest
-plugin, :mod:`monologue_anthropic.testing`."""
+plugin, :mod:`pytest_monologue.anthropic`."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytest_monologue import PluginSandbox
 
 from monologue import hookimpl
 from monologue.events import Event
-from monologue.testing import PluginSandbox
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SHARED_TRACES = Path(__file__).resolve().parents[4] / "shared" / "traces"

@@ -13,11 +13,11 @@ from typing import Any
 import anthropic
 import pytest
 from anthropic.types import Message
-from monologue_anthropic.testing import LoopbackAPI, Reply
+from pytest_monologue import MockNarrator, PluginSandbox
+from pytest_monologue.anthropic import LoopbackAPI, Reply
 
 from monologue import monologue
 from monologue.events import Event
-from monologue.testing import MockNarrator, PluginSandbox
 
 TOOL_INPUT = {"file_path": "src/app/config.py", "limit": 80, "note": 'ünïcode ✓ and "quotes"'}
 
@@ -149,7 +149,7 @@ def test_the_sdk_stream_helper_yields_each_event_once(
 
 
 def test_stream_events_as_dicts(adapting: PluginSandbox) -> None:
-    from monologue_anthropic.testing import stream_events
+    from pytest_monologue.anthropic import stream_events
 
     message = Message.model_validate(MESSAGE)
     with adapting.session("coder") as session:

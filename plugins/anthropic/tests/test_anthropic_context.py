@@ -4,10 +4,10 @@ the loopback server received through the real SDK."""
 
 from __future__ import annotations
 
-from monologue_anthropic.testing import LoopbackAPI
+from pytest_monologue import PluginSandbox
+from pytest_monologue.anthropic import LoopbackAPI
 
 from monologue import Session, hookimpl
-from monologue.testing import PluginSandbox
 
 SLICE = (
     "1. [10:00:01] coder: Read file_path=src/client.py\n"

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from anthropic_fixtures import Observer
 from monologue_anthropic.controller import TOOL_NAME
-from monologue_anthropic.testing import LoopbackAPI, Reply
+from pytest_monologue import MockNarrator, PluginSandbox
+from pytest_monologue.anthropic import LoopbackAPI, Reply
 
 from monologue import Session
-from monologue.testing import MockNarrator, PluginSandbox
 
 SECRET = "sk-ant-api03-secretsecretsecretsecret"
 SPEAK = {

@@ -16,10 +16,10 @@ from collections.abc import Callable
 
 import pytest
 from anthropic_fixtures import Observer
-from monologue_anthropic.testing import LoopbackAPI, Reply
+from pytest_monologue import PluginSandbox
+from pytest_monologue.anthropic import LoopbackAPI, Reply
 
 from monologue.events import Event
-from monologue.testing import PluginSandbox
 
 TIMEOUT_S = 1.0
 RECOVERED = "I'm reading the README again."

@@ -12,11 +12,11 @@ import time
 
 import pytest
 from anthropic_fixtures import Observer
-from monologue_anthropic.testing import LoopbackAPI, Reply, refused_base_url
 from monologue_anthropic.transport import NarrationError
+from pytest_monologue import PluginSandbox
+from pytest_monologue.anthropic import LoopbackAPI, Reply, refused_base_url
 
 from monologue.events import Event
-from monologue.testing import PluginSandbox
 
 FINAL_TEXT = "I finished reading the README."
 

@@ -3,9 +3,8 @@ from the requests the loopback server received through the real SDK."""
 
 from __future__ import annotations
 
-from monologue_anthropic.testing import LoopbackAPI, RecordedRequest
-
-from monologue.testing import PluginSandbox
+from pytest_monologue import PluginSandbox
+from pytest_monologue.anthropic import LoopbackAPI, RecordedRequest
 
 CANCELLED = "<tool_use_error>Sibling tool call errored</tool_use_error>"
 

@@ -10,10 +10,9 @@ from typing import Any
 import monologue_skills
 import pytest
 from monologue_anthropic.planner import TOOL_NAME
-from monologue_anthropic.testing import LoopbackAPI, Reply
 from monologue_skills.planning import PlanContext, make_plan
-
-from monologue.testing import PluginSandbox
+from pytest_monologue import PluginSandbox
+from pytest_monologue.anthropic import LoopbackAPI, Reply
 
 GOOD = {
     "actions": [

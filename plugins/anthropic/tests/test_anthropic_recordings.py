@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 from anthropic_fixtures import FIXTURES, SHARED_TRACES
+from pytest_monologue import PluginSandbox
 
 from monologue.errors import RecordingError
 from monologue.events import Event
-from monologue.testing import PluginSandbox
 
 
 @pytest.fixture
@@ -228,7 +228,7 @@ def test_other_files_are_left_to_other_readers(
 def test_events_replay_through_a_session(
     reader: PluginSandbox, monologue_plugins: PluginSandbox
 ) -> None:
-    from monologue.testing import MockNarrator
+    from pytest_monologue import MockNarrator
 
     narrator = monologue_plugins.register(MockNarrator(), "mock")
     events = load(reader, FIXTURES / "two_messages.sse")

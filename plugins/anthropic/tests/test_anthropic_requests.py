@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 from monologue_anthropic.models import sdk_model_ids
-from monologue_anthropic.testing import LoopbackAPI, RecordedRequest, Reply
+from pytest_monologue import PluginSandbox
+from pytest_monologue.anthropic import LoopbackAPI, RecordedRequest, Reply
 
 from monologue.prompts import render_parts
-from monologue.testing import PluginSandbox
 
 SECRETS = {
     "api key": "sk-ant-api03-Zq8xY2vB7nM4kL1pQ9rT6wE3uI0oA5sD",

@@ -7,11 +7,11 @@ import sys
 import time
 
 import pytest
-from monologue_anthropic.testing import LoopbackAPI
+from pytest_monologue import PluginSandbox
+from pytest_monologue.anthropic import LoopbackAPI
 
 from monologue import hookimpl
 from monologue.errors import ConfigError, NarratorUnavailable
-from monologue.testing import PluginSandbox
 
 
 class OfflineNarrator:

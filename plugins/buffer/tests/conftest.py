@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from pytest_monologue import MockNarrator, PluginSandbox
 
 from monologue import Session
-from monologue.testing import MockNarrator, PluginSandbox
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 

@@ -11,10 +11,10 @@ from datetime import timedelta
 
 import pytest
 from conftest import T0, Start
+from pytest_monologue import PluginSandbox
 
 from monologue import hookimpl
 from monologue.events import Event
-from monologue.testing import PluginSandbox
 
 
 def test_below_min_no_narration_is_asked_and_at_min_the_introduction_is(start: Start) -> None:

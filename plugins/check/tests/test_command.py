@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
+from pytest_monologue import PluginSandbox
 
 from monologue.events import Event, RecordingHeader
-from monologue.testing import PluginSandbox
 
 Cli = Callable[..., Result]
 

@@ -7,9 +7,8 @@ import pytest
 
 pytest.importorskip("monologue_anthropic")
 
-from monologue_anthropic.testing import LoopbackAPI, Reply
-
-from monologue.testing import PluginSandbox
+from pytest_monologue import PluginSandbox
+from pytest_monologue.anthropic import LoopbackAPI, Reply
 
 from .test_live import run_agent
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import logging
 
 import pytest
+from pytest_monologue import MockNarrator, PluginSandbox
 
 from monologue import Session, hookimpl
 from monologue.checking import ClaimCheck
 from monologue.events import Event
-from monologue.testing import MockNarrator, PluginSandbox
 
 FALSE = "I ran `pytest -q`; all 40 tests passed, and I pushed the fix."
 

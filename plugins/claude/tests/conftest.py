@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from monologue.testing import PluginSandbox
+from pytest_monologue import PluginSandbox
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SHARED_TRACES = Path(__file__).resolve().parents[4] / "shared" / "traces"

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXTURES
-
-from monologue.testing import PluginSandbox, Replayed
+from pytest_monologue import PluginSandbox, Replayed
 
 TRANSCRIPT = FIXTURES / "honesty.jsonl"
 STREAM = FIXTURES / "honesty.stream.jsonl"

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, shared_traces, tool_use_ids
 from monologue_claude import ClaudeFile, parser_for, read_session
-
-from monologue.testing import MockNarrator, PluginSandbox
+from pytest_monologue import MockNarrator, PluginSandbox
 
 
 @pytest.mark.parametrize(

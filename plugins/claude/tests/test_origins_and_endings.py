@@ -11,8 +11,7 @@ import pytest
 from conftest import FIXTURES
 from monologue_claude import read_session
 from monologue_claude.golden import GoldenFile
-
-from monologue.testing import PluginSandbox
+from pytest_monologue import PluginSandbox
 
 
 def origins(events: list) -> list[tuple[str, str | None]]:

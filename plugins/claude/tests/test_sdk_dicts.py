@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from pytest_monologue import MockNarrator, PluginSandbox
 
 from monologue import monologue
 from monologue.events import Event
-from monologue.testing import MockNarrator, PluginSandbox
 
 IDS = {"session_id": "s-1", "uuid": "u-1", "parent_tool_use_id": None}
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from pytest_monologue import PluginSandbox
 
 from monologue import monologue
 from monologue.events import Event
-from monologue.testing import PluginSandbox
 
 pytest.importorskip("claude_agent_sdk")
 

@@ -1,7 +1,7 @@
 """``sdk_hooks()``: a Claude Agent SDK run narrated through its hooks.
 
 The SDK's real ``query()`` drives a real subprocess in place of the ``claude`` CLI (which
-would need the network): ``monologue_claude.testing.FakeClaude`` answers the SDK's control
+would need the network): ``pytest_monologue.claude.FakeClaude`` answers the SDK's control
 protocol and asks it to run the registered hook callbacks with the inputs the CLI sends,
 while the caller's loop stays exactly as it would be without monologue.
 """
@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytest_monologue import MockNarrator, PluginSandbox
 
 from monologue import Session, hookimpl, monologue
 from monologue.events import Event
-from monologue.testing import MockNarrator, PluginSandbox
 
 sdk = pytest.importorskip("claude_agent_sdk")
 from claude_agent_sdk import (  # type: ignore[import-not-found,unused-ignore]  # noqa: E402
@@ -28,7 +28,7 @@ from claude_agent_sdk import (  # type: ignore[import-not-found,unused-ignore]  
     query,
 )
 from monologue_claude import sdk_hooks  # noqa: E402
-from monologue_claude.testing import FakeClaude  # noqa: E402
+from pytest_monologue.claude import FakeClaude  # noqa: E402
 
 SESSION = "5d1c1b0e-9a8f-4d7e-b6c5-a4b3c2d1e0f9"
 MODEL = "claude-sonnet-4-5"

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 from conftest import FIXTURES
+from pytest_monologue import MockNarrator, PluginSandbox
 
 from monologue import monologue
 from monologue.events import FOLDED_TYPE, Event
-from monologue.testing import MockNarrator, PluginSandbox
 
 sdk = pytest.importorskip("claude_agent_sdk")
 from claude_agent_sdk import (  # type: ignore[import-not-found,unused-ignore]  # noqa: E402

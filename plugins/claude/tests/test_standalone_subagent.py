@@ -8,8 +8,7 @@ from pathlib import Path
 
 from conftest import FIXTURES
 from monologue_claude import read_session
-
-from monologue.testing import PluginSandbox
+from pytest_monologue import PluginSandbox
 
 SESSION = FIXTURES / "subagents-session" / "5d1e0c2a-1111-4222-8333-944455556666"
 EXPLORE = SESSION / "subagents" / "agent-a1b2c3d4.jsonl"

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 from monologue_claude import read_session
+from pytest_monologue import PluginSandbox
 
 from monologue.errors import RecordingError
-from monologue.testing import PluginSandbox
 
 FOLDER = FIXTURES / "subagents-session"
 SESSION = FOLDER / "5d1e0c2a-1111-4222-8333-944455556666.jsonl"

@@ -7,10 +7,10 @@ from importlib.metadata import entry_points
 
 import pytest
 from monologue_gate import Watchdog, use_watchdog
+from pytest_monologue import PluginSandbox
 
 from monologue import hookimpl
 from monologue.events import Event
-from monologue.testing import PluginSandbox
 
 
 class FakeClock:

@@ -10,9 +10,9 @@ import pytest
 from gate_fixtures import CollectEvents
 from monologue_gate import ControllerRunner, load_summary, persist_summary, rolling_summary
 from monologue_gate.summaries import summary_ref
+from pytest_monologue import MockNarrator, PluginSandbox
 
 from monologue.events import Event
-from monologue.testing import MockNarrator, PluginSandbox
 
 START = datetime(2025, 3, 1, 9, 0, 0, tzinfo=UTC)
 

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from gate_fixtures import CollectEvents
 from monologue_gate import ControllerRunner, ControlRequest, narrator_context
+from pytest_monologue import MockNarrator, PluginSandbox
 
 from monologue import Session, hookimpl
 from monologue.events import Event
-from monologue.testing import MockNarrator, PluginSandbox
 
 QUIET = {"max_buffer_size": 200, "idle_interval_s": 0}
 

@@ -7,10 +7,10 @@ import logging
 import pytest
 from gate_fixtures import CollectEvents
 from monologue_gate import SPEAK_HINTS, GateState
+from pytest_monologue import WAIT, MockNarrator, PluginSandbox
 
 from monologue import Session, hookimpl
 from monologue.events import FOLDED_TYPE, Event
-from monologue.testing import WAIT, MockNarrator, PluginSandbox
 
 
 class AskedAfterGate:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from gate_fixtures import CollectEvents
 from monologue_gate import Action, ControllerRunner
+from pytest_monologue import MockNarrator, PluginSandbox
 
 from monologue.events import Event
-from monologue.testing import MockNarrator, PluginSandbox
 
 
 def texts(n: int) -> list[Event]:

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from gate_fixtures import CollectEvents, installed
 from monologue_gate import Watchdog
+from pytest_monologue import PluginSandbox
 
 from monologue import Session
-from monologue.testing import PluginSandbox
 
 NARRATIVE_AND_SUPPRESSED = ("narrative", "narration_suppressed")
 

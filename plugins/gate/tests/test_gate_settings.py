@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 from monologue_gate import GateSettings
+from pytest_monologue import PluginSandbox
 
 from monologue.config import load_config
 from monologue.errors import ConfigError
-from monologue.testing import PluginSandbox
 
 
 def settings(**values: Any) -> GateSettings:

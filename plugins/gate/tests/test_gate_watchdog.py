@@ -11,10 +11,10 @@ from datetime import timedelta
 import pytest
 from gate_fixtures import FakeClock
 from monologue_gate import GateState, Watchdog, use_watchdog
+from pytest_monologue import WAIT, MockNarrator, PluginSandbox
 
 from monologue import Session
 from monologue.events import utcnow
-from monologue.testing import WAIT, MockNarrator, PluginSandbox
 
 
 def gate_state(s: object) -> GateState:

@@ -1,6 +1,6 @@
 """Shared fixtures: plugins loaded through their entry points, and a scripted ``claude`` CLI.
 
-``monologue_claude.testing.FakeClaude`` is a real subprocess the SDK's real ``query()``
+``pytest_monologue.claude.FakeClaude`` is a real subprocess the SDK's real ``query()``
 drives; the scenarios below are the messages the CLI would send for a 3-task run in which
 the reviewer rejects T002's first attempt and approves the coder's retry.
 """
@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from monologue_claude.testing import FakeClaude
-
-from monologue.testing import PluginSandbox
+from pytest_monologue import PluginSandbox
+from pytest_monologue.claude import FakeClaude
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SHARED_GOLDEN = Path(__file__).resolve().parents[4] / "shared" / "traces" / "agent-sdk-golden"

@@ -17,8 +17,8 @@ import tempfile
 from pathlib import Path
 
 from harness_fixtures import THREE_TASKS, three_task_scenarios
-from monologue_claude.testing import FakeClaude
 from monologue_harness import AgentMode, TaskHarness, parse_tasks
+from pytest_monologue.claude import FakeClaude
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "harness"
 

@@ -12,10 +12,10 @@ from monologue_harness import AgentMode, AgentOutputError, HarnessError, ReviewA
 from monologue_harness.agents import ParserAgent, ParserContext
 from monologue_harness.display import HarnessDisplay
 from pydantic import ValidationError
+from pytest_monologue import PluginSandbox
 from rich.console import Console
 
 from monologue import Event
-from monologue.testing import PluginSandbox
 
 TASK = parse_tasks(THREE_TASKS).task("T001")
 

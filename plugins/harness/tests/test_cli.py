@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from pytest_monologue import PluginSandbox
 
 from monologue.cli import cli
-from monologue.testing import PluginSandbox
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "harness"
 GOLDEN = Path(__file__).parent / "fixtures" / "example-narration.txt"

@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from harness_fixtures import coder, reviewer, scenario, text
-from monologue_claude.testing import FakeClaude
 from monologue_harness import TaskHarness
 from monologue_harness.summary import HarnessSummary
+from pytest_monologue import PluginSandbox
+from pytest_monologue.claude import FakeClaude
 
 from monologue import Event
-from monologue.testing import PluginSandbox
 
 TWO = "## Phase 1: A\n\n- [ ] T001 First thing\n- [ ] T002 Second thing\n"
 

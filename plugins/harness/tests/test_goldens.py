@@ -12,8 +12,7 @@ import pytest
 from harness_fixtures import FIXTURES, SHARED_GOLDEN
 from monologue_harness import AgentMode, CodingAgent, ParserAgent, parse_tasks_file
 from monologue_harness.agents import CodingContext, ParserContext
-
-from monologue.testing import PluginSandbox
+from pytest_monologue import PluginSandbox
 
 GOLDEN = FIXTURES / "golden"
 SAMPLE = FIXTURES / "sample-tasks.md"

@@ -6,11 +6,11 @@ import ast
 from pathlib import Path
 
 import monologue_harness
-from monologue_claude.testing import FakeClaude
 from monologue_harness import TaskHarness
+from pytest_monologue import PluginSandbox
+from pytest_monologue.claude import FakeClaude
 
 from monologue import Event, Session, hookimpl
-from monologue.testing import PluginSandbox
 
 PACKAGE = Path(monologue_harness.__file__).parent
 

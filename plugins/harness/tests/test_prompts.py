@@ -10,9 +10,9 @@ from harness_fixtures import THREE_TASKS
 from monologue_harness import CodingAgent, PromptRenderError, parse_tasks
 from monologue_harness.agents import CodingContext
 from monologue_harness.templates import CodingPrompt, ReviewPrompt, render
+from pytest_monologue import PluginSandbox
 
 from monologue.cli import cli
-from monologue.testing import PluginSandbox
 
 TASK = parse_tasks(THREE_TASKS).task("T002")
 PARAMS = {

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from monologue_claude.testing import FakeClaude
 from monologue_harness import AgentMode, MissingRecordingError, TaskHarness
+from pytest_monologue import PluginSandbox
+from pytest_monologue.claude import FakeClaude
 
 from monologue import Event, Session, hookimpl
-from monologue.testing import PluginSandbox
 
 _VOLATILE = {"latency_ms", "narrator", "usage", "covers", "duration_s"}
 

@@ -10,8 +10,7 @@ from claude_agent_sdk import HookMatcher
 from harness_fixtures import THREE_TASKS, finish, init, text, tool
 from monologue_harness import AgentMode, CodingAgent, parse_tasks
 from monologue_harness.agents import CodingContext
-
-from monologue.testing import PluginSandbox
+from pytest_monologue import PluginSandbox
 
 
 def hook_request(tool_input: dict[str, Any]) -> dict[str, Any]:

@@ -10,10 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from monologue_claude.testing import FakeClaude
 from monologue_harness import HarnessError, TaskHarness
-
-from monologue.testing import PluginSandbox
+from pytest_monologue import PluginSandbox
+from pytest_monologue.claude import FakeClaude
 
 DRIVER = """
 import asyncio, os, signal, sys

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from monologue_openhands import read_session
 from monologue_openhands.reader import EventLineParser
+from pytest_monologue import PluginSandbox
 
 from monologue.events import Event
-from monologue.testing import PluginSandbox
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -10,8 +10,7 @@ import json
 from pathlib import Path, PurePosixPath
 
 import pytest
-
-from monologue.testing import PluginSandbox
+from pytest_monologue import PluginSandbox
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "traces" / "openhands"
 TRACES = sorted(SHARED.glob("*.json"))

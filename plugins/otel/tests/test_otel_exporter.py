@@ -7,9 +7,9 @@ from collections.abc import Iterator
 import pytest
 from monologue_otel.export import EVENT_NAME, EXPORTER
 from otlp_collector import Collector, running_collector
+from pytest_monologue import PluginSandbox
 
 from monologue.events import Event
-from monologue.testing import PluginSandbox
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from monologue_otel import read_session
 from monologue_otel.reader import OtlpLineParser
+from pytest_monologue import PluginSandbox
 
 from monologue.events import Event
-from monologue.testing import PluginSandbox
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

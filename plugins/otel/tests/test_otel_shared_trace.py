@@ -10,8 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from monologue.testing import PluginSandbox
+from pytest_monologue import PluginSandbox
 
 TRACE = (
     Path(__file__).resolve().parents[3].parent

@@ -1,4 +1,4 @@
-"""Throwaway plugin distributions, built and pip-installed for a test (``monologue.testing``).
+"""Throwaway plugin distributions, built and pip-installed for a test (``installed_plugins``).
 
 A real distribution exercises what users meet: entry-point discovery, a package that fails at
 import, a plugin's command in ``monologue --help``. Installed into the running interpreter's

@@ -1,17 +1,8 @@
-"""Pytest fixtures for testing monologue and its plugins (registered through ``pytest11``).
+"""An isolated plugin manager and a scripted narrator, for testing monologue and its plugins.
 
 ``monologue_plugins`` gives an isolated plugin manager that ignores whatever is installed,
 with no ``MONOLOGUE_*`` variables and no config file in effect; everything registered in it
 disappears after the test. ``mock_narrator`` adds a scripted narrator to it and selects it.
-
-.. code-block:: python
-
-    def test_my_plugin(monologue_plugins, mock_narrator):
-        monologue_plugins.load("myplugin")          # through its real entry point
-        mock_narrator.queue("I'm reading the README.")
-        with monologue_plugins.session("coder") as s:
-            ...
-        assert mock_narrator.calls[0].reason == "final"
 """
 
 from __future__ import annotations
@@ -27,18 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ._dists import installed_plugins
-from ._markers import hookimpl
-from .plugins import ENTRY_POINT_GROUP
+from monologue import hookimpl
+from monologue.plugins import ENTRY_POINT_GROUP
 
 if TYPE_CHECKING:
     from click.testing import Result
 
-    from ._hooks import Hooks
-    from ._narration import Narration
-    from ._sessions import Session
-    from .events import Event
-    from .plugins import MonologuePluginManager
+    from monologue import Event, Narration, Session
+    from monologue._hooks import Hooks
+    from monologue.plugins import MonologuePluginManager
 
 __all__ = [
     "WAIT",
@@ -47,7 +35,6 @@ __all__ = [
     "NarrateCall",
     "PluginSandbox",
     "Replayed",
-    "installed_plugins",
     "mock_narrator",
     "monologue_cli",
     "monologue_plugins",
@@ -97,7 +84,7 @@ class PluginSandbox:
 
     def session(self, agent: str = "test-agent", **config: Any) -> Session:
         """A session bound to this sandbox's plugins."""
-        from ._sessions import Session
+        from monologue import Session
 
         return Session(agent, pm=self.pm, **config)
 
@@ -157,7 +144,7 @@ def monologue_plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginSandbox
     """An isolated, empty plugin manager made active for this test."""
     import os
 
-    from .plugins import MonologuePluginManager, use_plugin_manager
+    from monologue.plugins import MonologuePluginManager, use_plugin_manager
 
     for name in list(os.environ):
         if name.startswith("MONOLOGUE_"):
@@ -271,7 +258,7 @@ def monologue_cli(monologue_plugins: PluginSandbox) -> Iterator[Callable[..., Re
 
     from click.testing import CliRunner
 
-    from .cli import cli
+    from monologue.cli import cli
 
     logger = logging.getLogger("monologue")
     saved = (logger.handlers[:], logger.level, logger.propagate)

@@ -10,7 +10,7 @@ from typing import Any
 
 import anthropic
 import pytest
-from monologue_anthropic.testing import (
+from pytest_monologue.anthropic import (
     CHARS_PER_TOKEN,
     LoopbackAPI,
     Reply,
@@ -142,14 +142,6 @@ def test_refused_base_url_refuses() -> None:
         socket.create_connection((host, int(port)), timeout=5)
 
 
-def test_nothing_beyond_loopback_is_reachable(loopback_only: list[object]) -> None:
-    """The guard every test here runs under: the SDK's default endpoint fails unreached."""
-    client = anthropic.Anthropic(api_key="k", max_retries=0)
-    with pytest.raises(anthropic.APIConnectionError):
-        client.messages.create(model="m", max_tokens=5, messages=[{"role": "user", "content": "x"}])
-    assert loopback_only == ["api.anthropic.com"]
-
-
 def test_the_loopback_kit_needs_no_pytest() -> None:
     """Benchmarks and development scripts run the server without pytest installed."""
     import subprocess
@@ -157,7 +149,7 @@ def test_the_loopback_kit_needs_no_pytest() -> None:
 
     code = (
         "import sys; sys.modules['pytest'] = None\n"
-        "from monologue_anthropic.testing import LoopbackAPI, Reply\n"
+        "from pytest_monologue.anthropic import LoopbackAPI, Reply\n"
         "with LoopbackAPI() as api: print(api.base_url.startswith('http://127.0.0.1:'))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

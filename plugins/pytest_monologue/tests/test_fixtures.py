@@ -1,13 +1,13 @@
-"""The fixtures plugin authors get from ``monologue.testing``."""
+"""The fixtures plugin authors get from ``pytest_monologue``."""
 
 from __future__ import annotations
 
 import os
 
 import pytest
+from pytest_monologue import WAIT, Hang, MockNarrator
 
 from monologue import Narration
-from monologue.testing import WAIT, Hang, MockNarrator
 
 
 def test_sandbox_is_isolated_from_the_environment(monologue_plugins):

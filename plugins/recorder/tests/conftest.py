@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 from click.testing import Result
-
-from monologue.testing import PluginSandbox
+from pytest_monologue import PluginSandbox
 
 HERE = Path(__file__).parent
 EXAMPLES = HERE.parents[2] / "examples" / "sessions"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from conftest import recording_of
+from pytest_monologue import PluginSandbox
 
 from monologue.recording import DEFAULT_MAX_EVENT_BYTES, TRUNCATED_KEY, read_recording
-from monologue.testing import PluginSandbox
 
 
 def recorded_lines(record_dir: Path, session_id: str) -> list[bytes]:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from conftest import HERE, Cli, recording_of, subprocess_env, wait_for
 from monologue_recorder import writer
+from pytest_monologue import PluginSandbox
 
 from monologue.recording import read_recording
-from monologue.testing import PluginSandbox
 
 AGENT = str(HERE / "recorder_agent_process.py")
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 from conftest import HERE, recording_of, subprocess_env
+from pytest_monologue import PluginSandbox
 
 from monologue.recording import read_recording
-from monologue.testing import PluginSandbox
 
 
 def fill_disk_after(monkeypatch: pytest.MonkeyPatch, good: int) -> None:

@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from conftest import EXAMPLES, recording_of
+from pytest_monologue import PluginSandbox
 from recorder_example_session import EXAMPLE_NAME, fix_retry_limit
 
 from monologue.events import Event
 from monologue.recording import read_recording
-from monologue.testing import PluginSandbox
 
 EXAMPLE = EXAMPLES / EXAMPLE_NAME
 # What a narrator and its gate produce: differs from run to run.

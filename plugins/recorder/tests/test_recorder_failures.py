@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import recording_of, wait_for
 from monologue_recorder import writer
+from pytest_monologue import MockNarrator, PluginSandbox
 
 from monologue.recording import read_recording
-from monologue.testing import MockNarrator, PluginSandbox
 
 
 def recorder_errors(caplog: pytest.LogCaptureFixture) -> list[str]:

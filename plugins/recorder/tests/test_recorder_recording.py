@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from conftest import json_lines, recording_of, wait_for
 from monologue_recorder import writer
+from pytest_monologue import MockNarrator, PluginSandbox
 
 from monologue import hookimpl
 from monologue.recording import read_recording
-from monologue.testing import MockNarrator, PluginSandbox
 
 
 def run_small_session(sandbox: PluginSandbox, **config: object) -> str:

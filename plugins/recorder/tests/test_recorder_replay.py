@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 from conftest import Cli, json_lines, recording_of
-
-from monologue.testing import MockNarrator, PluginSandbox
+from pytest_monologue import MockNarrator, PluginSandbox
 
 
 @pytest.fixture

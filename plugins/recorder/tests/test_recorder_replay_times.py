@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from conftest import Cli
+from pytest_monologue import MockNarrator
 
 from monologue.events import Event, RecordingHeader
-from monologue.testing import MockNarrator
 
 THEN = datetime(2020, 1, 1, 9, 0, tzinfo=UTC)
 

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 from monologue_runtime import AgentRuntime, PostgresTaskStore, TaskGraphStore, TaskStore
-from monologue_runtime.testing import ThrowawayPostgres
+from pytest_monologue import PluginSandbox
+from pytest_monologue.postgres import ThrowawayPostgres
 
 from monologue import Session, hookimpl
 from monologue.events import Event
-from monologue.testing import PluginSandbox
 
 RuntimeFactory = Callable[..., AgentRuntime]
 

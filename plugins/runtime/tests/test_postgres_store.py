@@ -21,12 +21,12 @@ from monologue_runtime import (
 )
 from monologue_runtime.pg_schema import MIGRATIONS
 from monologue_runtime.postgres import hide_password
-from monologue_runtime.testing import ThrowawayPostgres
 from monologue_runtime.transitions import claimed
+from pytest_monologue import PluginSandbox
+from pytest_monologue.postgres import ThrowawayPostgres
 
 from monologue.config import load_config
 from monologue.errors import ConfigError
-from monologue.testing import PluginSandbox
 
 
 def test_refused_credentials_name_the_url_without_the_password(postgres: ThrowawayPostgres) -> None:

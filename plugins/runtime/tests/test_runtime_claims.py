@@ -13,10 +13,10 @@ from monologue_runtime import (
     TaskStatus,
     TaskStore,
 )
+from pytest_monologue import PluginSandbox
 from runtime_fixtures import Observer, RuntimeFactory, at
 
 from monologue.errors import ConfigError
-from monologue.testing import PluginSandbox
 
 
 def test_lifecycle_claim_update_complete(

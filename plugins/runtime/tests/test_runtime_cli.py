@@ -10,9 +10,8 @@ import pytest
 from click.testing import CliRunner, Result
 from monologue_runtime import AgentResult, AgentRuntime, TaskStore
 from monologue_runtime.cli import tasks
+from pytest_monologue import PluginSandbox
 from runtime_fixtures import only_this_plugin_env
-
-from monologue.testing import PluginSandbox
 
 
 def run(data_dir: Path, *args: str, store: str = "file") -> Result:

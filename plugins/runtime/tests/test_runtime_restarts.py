@@ -25,7 +25,7 @@ from monologue_runtime import (
     BaseAgent,
     PostgresTaskStore,
 )
-from monologue_runtime.testing import ThrowawayPostgres
+from pytest_monologue.postgres import ThrowawayPostgres
 
 from monologue import Session
 

@@ -14,8 +14,7 @@ from typing import Any
 
 import monologue_skills
 import pytest
-
-from monologue.testing import PluginSandbox
+from pytest_monologue import PluginSandbox
 
 PYTHON = sys.executable
 FIRST_PARTY = ("speak", "notify", "status", "webhook")

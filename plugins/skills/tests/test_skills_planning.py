@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 from monologue_skills.planning import PlanContext, make_plan
+from pytest_monologue import PluginSandbox
 
 from monologue import hookimpl
-from monologue.testing import PluginSandbox
 
 
 class FixedPlanner:

@@ -12,9 +12,9 @@ from monologue_skills.executor import run_plan
 from monologue_skills.models import Plan
 from monologue_skills.state import SkillState, StateStore
 from monologue_skills.validation import check_plan
+from pytest_monologue import PluginSandbox
 
 from monologue import SkillCall, SkillResult, hookimpl
-from monologue.testing import PluginSandbox
 
 
 class Recorder:

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytest_monologue import PluginSandbox
 from skills_fixtures import python_tool, shell_tool
 
 from monologue import SkillCall
-from monologue.testing import PluginSandbox
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the subreaper is Linux's")
 

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytest_monologue import PluginSandbox
 from skills_fixtures import only_skills_env, python_tool
 
 from monologue import SkillCall, SkillResult, hookimpl
-from monologue.testing import PluginSandbox
 
 
 class Greeter:

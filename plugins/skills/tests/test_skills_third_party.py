@@ -11,9 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pytest_monologue import installed_plugins
 from skills_fixtures import FIRST_PARTY, only_skills_env
-
-from monologue.testing import installed_plugins
 
 DICE = """
 from monologue import SkillResult, hookimpl

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from monologue_skills.state import SkillState
+from pytest_monologue import PluginSandbox
 from skills_fixtures import pid_alive, python_tool, shell_tool, write_tool
 
 from monologue import SkillCall
-from monologue.testing import PluginSandbox
 
 
 def run(pm: PluginSandbox, name: str, state: SkillState | None = None, **args: object):

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 from monologue_skills.state import SkillState
+from pytest_monologue import PluginSandbox
 
 from monologue import SkillCall, SkillResult
-from monologue.testing import PluginSandbox
 
 
 @pytest.fixture

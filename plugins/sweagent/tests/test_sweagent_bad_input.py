@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from monologue_sweagent import read_session
+from pytest_monologue import PluginSandbox
 
 from monologue.errors import NotMyFormat, RecordingError, UnknownFormat
-from monologue.testing import PluginSandbox
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from monologue.testing import PluginSandbox
+from pytest_monologue import PluginSandbox
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 from monologue_sweagent import read_session
+from pytest_monologue import PluginSandbox
 
 from monologue.events import Event
-from monologue.testing import PluginSandbox
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -9,9 +9,9 @@ import re
 from pathlib import Path, PurePosixPath
 
 import pytest
+from pytest_monologue import PluginSandbox
 
 from monologue.events import Event
-from monologue.testing import PluginSandbox
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "traces"
 TRACES = sorted([*SHARED.glob("swe-agent/*.traj"), *SHARED.glob("mini-swe-agent/*.json")])

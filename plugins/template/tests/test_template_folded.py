@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from pytest_monologue import PluginSandbox
+
 from monologue.events import FOLDED_TYPE, Event, EventsFoldedData
-from monologue.testing import PluginSandbox
 
 
 def digest(**fields: object) -> Event:

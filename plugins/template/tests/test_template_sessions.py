@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from pytest_monologue import PluginSandbox
 
 from monologue.events import Event
-from monologue.testing import PluginSandbox
 
 
 @pytest.fixture

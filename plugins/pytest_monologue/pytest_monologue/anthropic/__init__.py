@@ -8,9 +8,9 @@ Nothing here is used by the narrator at run time. Plugin authors get:
 - :func:`refused_base_url`, a loopback URL nothing listens on; :func:`stream_events`, a
   message as the API streams it; :func:`estimate_tokens`, the server's token estimate;
 - the pytest fixtures ``loopback_api`` and ``anthropic_narrator`` in
-  :mod:`monologue_anthropic.testing.fixtures`, registered as a pytest plugin (entry point
-  ``pytest11``), so they need no import. The rest works without pytest installed: a
-  benchmark or a development script can run the server too.
+  :mod:`pytest_monologue.anthropic.fixtures`, registered by pytest-monologue's pytest plugin,
+  so they need no import. The server needs the ``anthropic`` package (the
+  ``pytest-monologue[anthropic]`` extra), imported when it first answers.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """pytest fixtures for code that narrates with Claude, without leaving the machine.
 
-Registered as a pytest plugin (entry point ``pytest11``), so any test suite with
-monologue-anthropic installed can use them:
+Registered by pytest-monologue's pytest plugin, so any test suite with pytest-monologue
+installed can use them (``anthropic_narrator`` also needs monologue-anthropic installed):
 
-- ``loopback_api``: a running :class:`~monologue_anthropic.testing.LoopbackAPI`, with
+- ``loopback_api``: a running :class:`~pytest_monologue.anthropic.LoopbackAPI`, with
   ``ANTHROPIC_BASE_URL`` pointing at it and a dummy ``ANTHROPIC_API_KEY`` for the test;
 - ``anthropic_narrator``: the same, plus this plugin loaded through its entry point into
   the test's isolated plugin manager (``monologue_plugins``) and selected as narrator.
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from monologue.testing import PluginSandbox
+    from pytest_monologue import PluginSandbox
 
     from .server import LoopbackAPI
 

@@ -30,7 +30,7 @@ class FakeClaude:
         fake.write(scenarios)
         fake.log.touch()
         fake.cli.write_text(
-            f'#!/bin/sh\nexec "{sys.executable}" -m monologue_claude.testing.fake_cli'
+            f'#!/bin/sh\nexec "{sys.executable}" -m pytest_monologue.claude.fake_cli'
             f' "{fake.script}" "{fake.log}"\n'
         )
         fake.cli.chmod(0o755)

@@ -8,7 +8,7 @@ at once), or ``{"hook": event, "input": {...}}`` (ask the SDK to run the callbac
 for ``event`` and wait for each answer). The log file gets a JSON line for the prompt and
 one per hook answer. After the script it waits for stdin to close, as the real CLI does.
 
-Usage: ``python -m monologue_claude.testing.fake_cli SCRIPT.json LOG.jsonl`` (the SDK's own
+Usage: ``python -m pytest_monologue.claude.fake_cli SCRIPT.json LOG.jsonl`` (the SDK's own
 arguments that follow are ignored).
 """
 

@@ -7,9 +7,8 @@ from importlib.metadata import entry_points
 from typing import Any
 
 import pytest
+from pytest_monologue import PluginSandbox
 from truth_cases import CASES, Case
-
-from monologue.testing import PluginSandbox
 
 HAS_GATE = "gate" in {ep.name for ep in entry_points(group="monologue")}
 MODES: dict[str, dict[str, Any]] = {
