@@ -30,7 +30,6 @@ PUBLIC_MODULES = (
     "prompts",
     "recording",
     "redact",
-    "testing",
 )
 
 pytestmark = pytest.mark.skipif(

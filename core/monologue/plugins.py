@@ -205,7 +205,7 @@ def active_plugin_manager() -> MonologuePluginManager | None:
 
 @contextmanager
 def use_plugin_manager(manager: MonologuePluginManager) -> Iterator[MonologuePluginManager]:
-    """Make ``manager`` the active one inside the block (used by ``monologue.testing``)."""
+    """Make ``manager`` the active one inside the block (used by ``pytest_monologue``)."""
     with _lock:
         previous, Active.manager = Active.manager, manager
     try:
