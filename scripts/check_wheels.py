@@ -2,7 +2,7 @@
 plugin.
 
 With no argument, builds the wheel of every distribution in this repository (the core and each
-``plugins/*/`` with a ``pyproject.toml``) with hatchling, in parallel, into a temporary
+``plugins/*/`` with a ``pyproject.toml``) with hatchling, in this process, into a temporary
 folder, and checks each. With wheel paths, checks those wheels only.
 
 A product wheel fails when it holds a test folder (``tests/``, ``test/``, ``testing/``), a
@@ -19,14 +19,11 @@ from __future__ import annotations
 
 import configparser
 import fnmatch
-import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
 import zipfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,37 +97,28 @@ def projects() -> list[Path]:
     return [ROOT, *plugins]
 
 
-def build(project: Path, into: Path) -> Path:
-    """Build ``project``'s wheel into the empty folder ``into``; returns the wheel."""
-    into.mkdir(parents=True)
-    done = subprocess.run(
-        [sys.executable, "-m", "hatchling", "build", "--target", "wheel", "--directory", str(into)],
-        check=False,
-        cwd=project,
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode:
-        raise RuntimeError(f"building the wheel of {project} failed:\n{done.stderr}")
-    [wheel] = into.glob("*.whl")
-    return wheel
-
-
 def build_all(into: Path) -> list[Path]:
-    """Every distribution's wheel, built in parallel (one hatchling process each)."""
-    folders = projects()
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        return list(pool.map(build, folders, [into / str(n) for n in range(len(folders))]))
+    """Every distribution's wheel, built into ``into`` by hatchling in this process.
+
+    Every project's build backend is hatchling (its only build requirement), so its builder
+    called here makes the same wheel as an isolated build, in well under a second for all of
+    them instead of one build environment each.
+    """
+    from hatchling.builders.wheel import WheelBuilder
+
+    wheels = []
+    for number, project in enumerate(projects()):
+        built = WheelBuilder(str(project)).build(
+            directory=str(into / str(number)), versions=["standard"]
+        )
+        wheels += [Path(wheel) for wheel in built]
+    return wheels
 
 
 def main(argv: list[str]) -> int:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="monologue-wheels-") as tmp:
-        try:
-            wheels = [Path(arg) for arg in argv] or build_all(Path(tmp))
-        except RuntimeError as exc:
-            print(f"check_wheels: {exc}", file=sys.stderr)
-            return 1
+        wheels = [Path(arg) for arg in argv] or build_all(Path(tmp))
         missing = [str(wheel) for wheel in wheels if not zipfile.is_zipfile(wheel)]
         if missing:
             print(f"check_wheels: not a wheel file: {', '.join(missing)}", file=sys.stderr)
