@@ -51,3 +51,16 @@ def test_a_suite_with_no_conftest_gets_the_fixtures(tmp_path: Path) -> None:
     )
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "1 passed" in ran.stdout
+
+
+def test_the_plugin_loads_without_the_anthropic_extra() -> None:
+    """Only the loopback server needs ``anthropic``, and only when it first answers."""
+    code = (
+        "import sys; sys.modules['anthropic'] = None\n"
+        "import pytest_monologue.plugin\n"
+        "from pytest_monologue.anthropic import LoopbackAPI\n"
+        "with LoopbackAPI() as api: print(api.base_url.startswith('http://127.0.0.1:'))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"
