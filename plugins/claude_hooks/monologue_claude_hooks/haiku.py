@@ -78,11 +78,13 @@ def write_chapter(session: Session, chapter: ChapterData, events: list[Event]) -
     ``writer: "offline"`` with the reason (logged) when Haiku's cannot be used."""
     try:
         written = _ask(session, chapter, events)
-    except _Fallback as exc:
+    except Exception as exc:
+        # Any failure at all, expected (_Fallback) or not: the chapter still goes out.
+        why = str(exc) if isinstance(exc, _Fallback) else f"{type(exc).__name__}: {exc}"
         log.warning(
-            "session %s: the offline chapter %r is kept: %s", session.id, chapter.title, exc
+            "session %s: the offline chapter %r is kept: %s", session.id, chapter.title, why
         )
-        return chapter.model_copy(update={"writer": "offline", "fallback": str(exc)})
+        return chapter.model_copy(update={"writer": "offline", "fallback": why})
     return chapter.model_copy(
         update={"title": written.title, "summary": written.summary, "writer": "haiku"}
     )

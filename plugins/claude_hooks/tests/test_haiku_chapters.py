@@ -8,6 +8,7 @@ import json
 import logging
 import time
 from collections import deque
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -69,6 +70,8 @@ def chapter_of(
 ) -> Event:
     chapters = Chapters()
     sandbox.register(chapters, "chapters")
+    # A deadline no busy test machine misses, unless the test is about the deadline.
+    config.setdefault("chapter_timeout_s", 30)
     with sandbox.session("claude", narrator=narrator, **config) as session:
         session.dispatch(session.make_event("user_message", {"text": prompt, "origin": "user"}))
         session.wait_idle(30)
@@ -188,3 +191,17 @@ def test_the_answer_format_is_strict(raw: str, valid: bool) -> None:
         assert not valid
     else:
         assert valid
+
+
+def test_any_other_failure_keeps_the_offline_chapter_too(
+    monologue_plugins: PluginSandbox, chapter_api: ChapterAPI, tmp_path: Path
+) -> None:
+    # A user's prompts_dir whose chapter template does not even parse.
+    (tmp_path / "chapter.md").write_text("<!-- part: system -->\n{% if %}\n")
+
+    chapter = chapter_of(monologue_plugins, prompts_dir=str(tmp_path))
+
+    assert chapter.data["writer"] == "offline"
+    assert chapter.data["title"] == OFFLINE_TITLE
+    assert chapter.data["fallback"].startswith("TemplateSyntaxError")
+    assert chapter_api.chapter_requests == []
