@@ -83,6 +83,12 @@ def _word(word: str) -> str:
     return f"{word}(?<!\\w{word})"
 
 
+def _line_start(word: str) -> str:
+    """``^word`` (multi-line) with its literal first, as :func:`_word`: at the text's start,
+    or right after a line break."""
+    return f"{word}(?<![^\\n]{word})"
+
+
 # Output that shows a run crashed or never got going, whatever its exit status says.
 # Matched against lower-cased text (a case-blind scan is several times slower).
 _CRASH = _AnyOf(
@@ -105,7 +111,7 @@ _CRASH = _AnyOf(
 _FAILED_COUNT = _AnyOf(
     r"[1-9](?<!\w[1-9])\d* (?:failed|failures?|failing|errors?)\b",
     _word("failure") + r"s?[=:] ?[1-9]",
-    r"^failed\b",
+    _line_start("failed") + r"\b",
     _word("FAIL") + r"(?:ED)?\b",
     "✗",
     "✘",
@@ -114,7 +120,7 @@ _FAILED_COUNT = _AnyOf(
 _PASS = _AnyOf(
     r"\d(?<!\w\d)\d* (?:passed|passing|tests? ok|examples?, 0 failures)\b",
     _word("all") + r" tests? passed\b",
-    r"^ok\b",
+    _line_start("ok") + r"\b",
     _word("OK") + r"\b(?: \(|$)",
     _word("PASS") + r"(?:ED)?\b",
     _word("0") + r" failures\b",
