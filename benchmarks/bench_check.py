@@ -9,6 +9,7 @@ timed per narrative. The emitting thread never runs it: see the check plugin's t
 
 from __future__ import annotations
 
+import statistics
 import time
 from pathlib import Path
 
@@ -62,22 +63,26 @@ def run(ctx: Context) -> list[Figure]:
     from monologue_check.verify import check_text
 
     pairs = [pair for path in _sources(ctx) for pair in _narrated(path)]
-    timings: list[float] = []
-    false = 0
-    for _ in range(2 if ctx.quick else 20):
+    # Each narrative's cost is its median over the rounds: on a shared machine, a round's
+    # slowest timings are the scheduler's, not the check's.
+    timings: list[list[float]] = [[] for _ in pairs]
+    for _ in range(3 if ctx.quick else 20):
         ledger = Ledger()
-        for text, covered in pairs:
+        for (text, covered), times in zip(pairs, timings, strict=True):
             started = time.perf_counter()
             evidence = Evidence.of(covered, ledger.before_batch(covered))
             _, violations = check_text(text, evidence)
             if violations:
                 safe_text(covered)
-            timings.append((time.perf_counter() - started) * 1000)
-            false += bool(violations)
-    note = f"{len(pairs)} narratives of {len(_sources(ctx))} sessions, template narrator"
+            times.append((time.perf_counter() - started) * 1000)
+    costs = [statistics.median(times) for times in timings]
+    note = (
+        f"{len(pairs)} narratives of {len(_sources(ctx))} sessions, template narrator; "
+        "each narrative's median of its rounds"
+    )
     return [
-        Figure(group="check", name="claim check per narrative, p50", value=percentile(timings, 50),
+        Figure(group="check", name="claim check per narrative, p50", value=percentile(costs, 50),
                unit="ms", note=note),
-        Figure(group="check", name="claim check per narrative, p99", value=percentile(timings, 99),
+        Figure(group="check", name="claim check per narrative, p99", value=percentile(costs, 99),
                unit="ms", target=TARGET_P99_MS, compare="max", note=note),
     ]  # fmt: skip

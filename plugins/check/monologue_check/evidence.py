@@ -29,14 +29,16 @@ __all__ = [
     "prompt_origin",
 ]
 
-_SPACE = re.compile(r"\s+")
-# Typographic quotes read as plain ones.
-_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "`": ""})
+# Typographic quotes read as plain ones. (str.replace, not str.translate: a translation
+# table goes character by character, many times slower on a long output.)
+_QUOTES = (("\u201c", '"'), ("\u201d", '"'), ("\u2018", "'"), ("\u2019", "'"), ("`", ""))
 
 
 def norm(text: str) -> str:
     """Lower case, one space between words, typographic quotes made plain, backticks gone."""
-    return _SPACE.sub(" ", text.translate(_QUOTES)).strip().lower()
+    for quote, plain in _QUOTES:
+        text = text.replace(quote, plain)
+    return " ".join(text.split()).lower()
 
 
 _KINDS = {
@@ -62,33 +64,95 @@ def kind_of(tool_name: str | None, tool_input: Mapping[str, Any] | None = None) 
     return _KIND_OF.get(name, "other")
 
 
+class _AnyOf:
+    """Whether any of some patterns occurs in a text: the answer of their alternation,
+    many times faster on a long output (where the check spends its time). A pattern
+    searched alone skips ahead to its literal prefix (or first character class); an
+    alternation, or a leading ``\\b``, is tried at every character."""
+
+    def __init__(self, *patterns: str, flags: int = 0) -> None:
+        self._patterns = [re.compile(pattern, flags) for pattern in patterns]
+
+    def search(self, text: str) -> bool:
+        return any(pattern.search(text) is not None for pattern in self._patterns)
+
+
+def _word(word: str) -> str:
+    """``\\bword`` (``word`` starting with a word character) with its literal first, so
+    that a search skips to it: the character before it must not be a word character."""
+    return f"{word}(?<!\\w{word})"
+
+
+def _line_start(word: str) -> str:
+    """``^word`` (multi-line) with its literal first, as :func:`_word`: at the text's start,
+    or right after a line break."""
+    return f"{word}(?<![^\\n]{word})"
+
+
 # Output that shows a run crashed or never got going, whatever its exit status says.
-_CRASH = re.compile(
-    r"traceback \(most recent call last\)|\*\* \(\w+(?:error|exception)\)|"
-    r"^\s*(?:error|fatal)(?:\[e\d+\])?:|segmentation fault|panic:|"
-    r"command not found|no such file or directory|modulenotfounderror|importerror|"
-    r"syntaxerror|could not (?:compile|start|find)|compilation error|killed",
-    re.IGNORECASE | re.MULTILINE,
+# Matched against lower-cased text (a case-blind scan is several times slower).
+_CRASH = _AnyOf(
+    r"traceback \(most recent call last\)",
+    r"\*\* \(\w+(?:error|exception)\)",
+    r"^\s*(?:error|fatal)(?:\[e\d+\])?:",
+    "segmentation fault",
+    "panic:",
+    "command not found",
+    "no such file or directory",
+    "modulenotfounderror",
+    "importerror",
+    "syntaxerror",
+    "could not (?:compile|start|find)",
+    "compilation error",
+    "killed",
+    flags=re.MULTILINE,
 )
-_FAILED_COUNT = re.compile(
-    r"\b([1-9]\d*) (?:failed|failures?|failing|errors?)\b|\bfailures?[=:] ?([1-9]\d*)|"
-    r"^failed\b|\bFAIL(?:ED)?\b|✗|✘",
-    re.MULTILINE,
+# "\b[1-9]\d*" is written "[1-9](?<!\w[1-9])\d*" below, as _word does.
+_FAILED_COUNT = _AnyOf(
+    r"[1-9](?<!\w[1-9])\d* (?:failed|failures?|failing|errors?)\b",
+    _word("failure") + r"s?[=:] ?[1-9]",
+    _line_start("failed") + r"\b",
+    _word("FAIL") + r"(?:ED)?\b",
+    "✗",
+    "✘",
+    flags=re.MULTILINE,
 )
-_PASS = re.compile(
-    r"\b\d+ (?:passed|passing|tests? ok|examples?, 0 failures)\b|\ball tests? passed\b|"
-    r"^ok\b|\bOK\b(?: \(|$)|\bPASS(?:ED)?\b|\b0 failures\b|\btests? passed\b|"
-    r"\bsucceeded\b|\bsuccess(?:fully)?\b",
-    re.MULTILINE,
+_PASS = _AnyOf(
+    r"\d(?<!\w\d)\d* (?:passed|passing|tests? ok|examples?, 0 failures)\b",
+    _word("all") + r" tests? passed\b",
+    _line_start("ok") + r"\b",
+    _word("OK") + r"\b(?: \(|$)",
+    _word("PASS") + r"(?:ED)?\b",
+    _word("0") + r" failures\b",
+    _word("test") + r"s? passed\b",
+    _word("succeeded") + r"\b",
+    _word("success") + r"(?:fully)?\b",
+    flags=re.MULTILINE,
 )
-_NOT_RUN = re.compile(
-    r"command not found|no such file|permission denied|cannot execute|not recognized|"
-    r"timed? ?out|interrupted|tool_use_error|rejected|denied|blocked|invalid|not allowed|"
-    r"requires approval|haven't granted|not granted|"
-    r"unknown (?:command|option)|usage:|could not (?:start|find)|failed to (?:start|spawn)",
-    re.IGNORECASE,
+# Matched against lower-cased text, as _CRASH.
+_NOT_RUN = _AnyOf(
+    "command not found",
+    "no such file",
+    "permission denied",
+    "cannot execute",
+    "not recognized",
+    "timed? ?out",
+    "interrupted",
+    "tool_use_error",
+    "rejected",
+    "denied",
+    "blocked",
+    "invalid",
+    "not allowed",
+    "requires approval",
+    "haven't granted",
+    "not granted",
+    "unknown (?:command|option)",
+    "usage:",
+    "could not (?:start|find)",
+    "failed to (?:start|spawn)",
 )
-_CANCELLED = re.compile(r"cancel|sibling tool call errored|aborted", re.IGNORECASE)
+_CANCELLED = re.compile(r"cancel|sibling tool call errored|aborted")
 
 
 _WINDOW = 8192
@@ -101,11 +165,10 @@ def outcome_of(output: str, is_error: bool) -> str:
     if len(output) > 2 * _WINDOW:
         # A verdict is at the start (a crash) or the end (a summary), never mid-dump.
         output = output[:_WINDOW] + "\n" + output[-_WINDOW:]
-    failed = _FAILED_COUNT.search(output) is not None
-    passed = _PASS.search(output) is not None
-    if failed:
+    if _FAILED_COUNT.search(output):
         return "failed"
-    if _CRASH.search(output) and not passed:
+    passed = _PASS.search(output)
+    if not passed and _CRASH.search(output.lower()):
         return "crashed"
     if passed:
         return "passed"
@@ -150,21 +213,25 @@ class Call:
 
     @cached_property
     def outcome(self) -> str:
-        # Read once the result is in (Evidence.of sets output before anyone asks).
+        # Evidence.of sets it with the result (from its ledger's scan) before anyone asks.
         return "pending" if self.output is None else outcome_of(self.output, self.is_error)
 
     @cached_property
     def error_lines(self) -> list[str]:
         return error_lines(self.output or "")
 
+    @cached_property
+    def _lowered(self) -> str:
+        return (self.output or "").lower()
+
     @property
     def cancelled(self) -> bool:
-        return self.output is not None and self.is_error and bool(_CANCELLED.search(self.output))
+        return self.output is not None and self.is_error and bool(_CANCELLED.search(self._lowered))
 
     @property
     def not_run(self) -> bool:
         return self.output is not None and (
-            not self.output.strip() or bool(_NOT_RUN.search(self.output))
+            not self.output.strip() or bool(_NOT_RUN.search(self._lowered))
         )
 
     @property
@@ -221,6 +288,9 @@ class Ledger:
     prompts: deque[str] = field(default_factory=deque)
     recent_calls: OrderedDict[str, Event] = field(default_factory=OrderedDict)
     """Tool calls by id, so that a result covered later is checked with its call's input."""
+    outcomes: OrderedDict[str, str] = field(default_factory=OrderedDict)
+    """Each recent result's outcome by event id: scanning a long output is the check's
+    dearest step, and a result is scanned once for its narrative and once as history."""
     _batch: list[Event] = field(default_factory=list)
 
     def before_batch(self, events: list[Event]) -> Ledger:
@@ -232,21 +302,23 @@ class Ledger:
         self._batch = list(events)
         return self
 
+    def outcome(self, result: Event) -> str:
+        """:func:`outcome_of` the ``tool_result`` event ``result``, scanned once."""
+        known = self.outcomes.get(result.id)
+        if known is None:
+            output = _text_of(result.data.get("output"))
+            known = outcome_of(output, bool(result.data.get("is_error")))
+            self._remember(self.outcomes, result.id, known)
+        return known
+
     def add(self, event: Event) -> None:
         if event.type == "tool_call":
             self.calls += 1
             call = _call(event)
             self._keep(self.subjects, norm(call.subject))
-            self.recent_calls[call.id] = event
-            if len(self.recent_calls) > self.limit:
-                self.recent_calls.popitem(last=False)
+            self._remember(self.recent_calls, call.id, event)
         elif event.type == "tool_result":
-            output = _text_of(event.data.get("output"))
-            if outcome_of(output, bool(event.data.get("is_error"))) in (
-                "error",
-                "failed",
-                "crashed",
-            ):
+            if self.outcome(event) in ("error", "failed", "crashed"):
                 self.failures += 1
         elif event.type == "user_message" and prompt_origin(event) == "user":
             self._keep(self.prompts, norm(str(event.data.get("text", ""))))
@@ -255,6 +327,11 @@ class Ledger:
         where.append(text)
         if len(where) > self.limit:
             where.popleft()
+
+    def _remember(self, where: OrderedDict[str, Any], key: str, value: Any) -> None:
+        where[key] = value
+        if len(where) > self.limit:
+            where.popitem(last=False)
 
 
 def _call(event: Event) -> Call:
@@ -302,6 +379,7 @@ class Evidence:
         oldest ``folded`` events (a recorded narrative's ``folded``), or an
         ``events_folded`` digest leading the batch (live), were told as one digest."""
         events = list(events)
+        before = before or Ledger()
         folded_calls = 0
         folded_kinds: frozenset[str] = frozenset()
         if events and events[0].type == FOLDED_TYPE:
@@ -332,7 +410,7 @@ class Evidence:
                 if known is not None:
                     call = known
                 else:
-                    earlier = before.recent_calls.get(use_id) if before else None
+                    earlier = before.recent_calls.get(use_id)
                     if earlier is not None:
                         call = _call(earlier)
                         parts.extend(_strings(earlier.data))
@@ -342,6 +420,7 @@ class Evidence:
                     orphans.append(call)
                 call.output = _text_of(data.get("output"))
                 call.is_error = bool(data.get("is_error"))
+                call.outcome = before.outcome(event)
             elif event.type == "user_message":
                 text = str(event.data.get("text", ""))
                 (prompts if prompt_origin(event) == "user" else injected).append(norm(text))
@@ -358,7 +437,7 @@ class Evidence:
             calls=ordered,
             prompts=prompts,
             injected=injected,
-            before=before or Ledger(),
+            before=before,
             seen_calls=seen_calls,
             seen_failures=seen_failures,
             ending=ending,

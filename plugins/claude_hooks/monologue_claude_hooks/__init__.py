@@ -39,10 +39,12 @@ def describe_settings(config: MonologueConfig) -> dict[str, Any]:
     from .chapters import DEFAULT_IDLE_S
     from .collector import DEFAULT_IDLE_S as HOOK_IDLE_S
     from .collector import DEFAULT_SERVE_PORT
+    from .haiku import DEFAULT_TIMEOUT_S as HAIKU_TIMEOUT_S
 
     return {
         "chapters": _chapters_on(config),
         "chapter_idle_s": float(config.option("chapter_idle_s", DEFAULT_IDLE_S)),
+        "chapter_timeout_s": float(config.option("chapter_timeout_s", HAIKU_TIMEOUT_S)),
         # Read by the hook client from MONOLOGUE_HOOK_DIR only: it parses no configuration.
         "hook_dir": config.option("hook_dir") or runtime_dir(),
         "hook_idle_s": float(config.option("hook_idle_s", HOOK_IDLE_S)),
@@ -83,7 +85,11 @@ def on_event(session: Session, event: Event) -> None:
         return
     chapter = builder.feed(event)
     if chapter is not None:
-        made = session.make_event(CHAPTER_TYPE, chapter.model_dump(), ts=event.ts)
+        from .haiku import wanted, write_chapter
+
+        if wanted(session):
+            chapter = write_chapter(session, chapter, [event])
+        made = session.make_event(CHAPTER_TYPE, chapter.model_dump(exclude_none=True), ts=event.ts)
         builder.made(made.id)
         session.dispatch(made)
 

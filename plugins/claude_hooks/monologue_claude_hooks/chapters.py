@@ -26,7 +26,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePath, PureWindowsPath
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -55,6 +55,10 @@ class ChapterData(BaseModel):
     """The events that opened the chapter (it runs until the next chapter)."""
     reason: str
     """``prompt``, ``plan``, ``activity``, ``subagent_start``, ``subagent_end`` or ``idle``."""
+    writer: Literal["offline", "haiku"] = "offline"
+    """Who wrote the title and summary: this module, or Claude Haiku (:mod:`.haiku`)."""
+    fallback: str | None = None
+    """Why Haiku's version was not used, when it was asked for one."""
 
 
 _WORK = frozenset({"tool_call", "tool_result", "text", "thinking", "user_message"})
