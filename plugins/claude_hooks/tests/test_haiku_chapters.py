@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from monologue_anthropic.testing import LoopbackAPI, RecordedRequest, Reply
 from monologue_claude_hooks.chapters import prompt_title
 from monologue_claude_hooks.haiku import HaikuChapter
+from pytest_monologue import PluginSandbox
+from pytest_monologue.anthropic import LoopbackAPI, RecordedRequest, Reply
 
 from monologue import hookimpl
 from monologue.events import Event
-from monologue.testing import PluginSandbox
 
 PROMPT = "Fix the failing retry test in config.py please"
 OFFLINE_TITLE = prompt_title(PROMPT)
