@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from monologue import Event, current, monologue
 
-from .errors import AgentOutputError
+from .errors import AgentOutputError, AgentRunError, NotLoggedInError
 from .models import RunUsage
 from .recording import AgentRecording, RecordingStore, recording_key
 from .run_outcome import RunOutcome
@@ -203,10 +203,22 @@ class Agent(Generic[C, R]):
         return self._stream(self._plan(context))
 
     async def _stream(self, plan: _Plan) -> AsyncIterator[Any]:
+        from claude_agent_sdk import ClaudeSDKError
+
         from .transport import RecordingTransport
 
-        async for message in self._narrated(plan):
-            yield message
+        refused: str | None = None
+        try:
+            async for message in self._narrated(plan):
+                refused = refused or _login_refusal(message)
+                yield message
+        except ClaudeSDKError as exc:
+            if refused is not None:
+                raise NotLoggedInError(self.name, refused) from exc
+            # The SDK's messages go on for lines (install hints, the CLI's stderr).
+            raise AgentRunError(f"{self.name}: {str(exc).splitlines()[0]}") from exc
+        if refused is not None:  # a CLI that reported it but exited 0
+            raise NotLoggedInError(self.name, refused)
         # Saved after the session closed, so the final narrative is in the recording.
         if isinstance(plan.transport, RecordingTransport):
             assert self.mode.store is not None  # checked by AgentMode
@@ -257,3 +269,13 @@ class Agent(Generic[C, R]):
             raise AgentOutputError(
                 f"{self.name}: structured output {'.'.join(map(str, first['loc']))}: {first['msg']}"
             ) from None
+
+
+def _login_refusal(message: Any) -> str | None:
+    """What the CLI said when it refused to run for want of a login or a valid API key (an
+    assistant message flagged ``authentication_failed``, its text "Not logged in · Please
+    run /login"), else ``None``."""
+    if getattr(message, "error", None) != "authentication_failed":
+        return None
+    said = " ".join(getattr(block, "text", "") for block in message.content).strip()
+    return said or "authentication failed"

@@ -6,8 +6,10 @@ from monologue.errors import MonologueError
 
 __all__ = [
     "AgentOutputError",
+    "AgentRunError",
     "HarnessError",
     "MissingRecordingError",
+    "NotLoggedInError",
     "PromptRenderError",
     "TasksFileError",
 ]
@@ -27,6 +29,21 @@ class PromptRenderError(HarnessError):
 
 class AgentOutputError(HarnessError):
     """An agent run that ended without the structured result its agent declares."""
+
+
+class AgentRunError(HarnessError):
+    """The ``claude`` CLI could not be started, or died: the SDK's error, on one line."""
+
+
+class NotLoggedInError(AgentRunError):
+    """The ``claude`` CLI has no login and no API key. Every run would fail the same way, so
+    the harness stops at the first, with what to do about it."""
+
+    def __init__(self, agent: str, said: str) -> None:
+        super().__init__(
+            f"{agent}: the claude CLI could not authenticate ({said}): log in with `claude` "
+            "then /login, or set ANTHROPIC_API_KEY; --replay DIR needs neither"
+        )
 
 
 class MissingRecordingError(HarnessError):

@@ -20,7 +20,7 @@ from monologue import Event, Session, session
 from .agent import Agent, AgentMode
 from .agents import CodingAgent, ParserAgent, ParserContext, ReviewAgent
 from .checkpoint import Checkpoint, TaskState, default_checkpoint_path, tasks_digest
-from .errors import MissingRecordingError, TasksFileError
+from .errors import MissingRecordingError, NotLoggedInError, TasksFileError
 from .models import CodingResult, ParsedTasks, ReviewVerdict, RunUsage, Task
 from .order import order_tasks
 from .summary import HarnessSummary
@@ -173,8 +173,8 @@ class TaskHarness:
                 shared["coding"] = await self._call(self.coder, self.coder.accept(shared))
                 self._status("task_coded", task_id=task.id, attempt=attempt)
                 verdict = await self._call(self.reviewer, self.reviewer.accept(shared))
-            except MissingRecordingError:
-                raise
+            except (MissingRecordingError, NotLoggedInError):
+                raise  # every other run would fail the same way: the run stops here
             except Exception as exc:  # an agent that fails fails its task, not the run
                 state.status, state.reason = "failed", _describe(exc)
                 return
