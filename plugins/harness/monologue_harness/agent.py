@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from monologue import Event, current, monologue
+from monologue import Event, Session, current, monologue
 
 from .errors import AgentOutputError, AgentRunError, NotLoggedInError
 from .models import RunUsage
@@ -88,6 +88,8 @@ class _Plan:
     options: dict[str, Any]
     transport: Any
     recording: AgentRecording | None
+    source: Path | None = None
+    """The recording file a replay plays."""
     narratives: list[str] = field(default_factory=list)
 
 
@@ -112,6 +114,7 @@ class Agent(Generic[C, R]):
         cwd: Path | str | None = None,
         sdk_hooks: dict[Any, list[Any]] | None = None,
         on_narrative: Callable[[Event], None] | None = None,
+        on_session: Callable[[Session], None] | None = None,
     ) -> None:
         self.mode = mode or AgentMode()
         self.options = options or self.default_options
@@ -124,6 +127,7 @@ class Agent(Generic[C, R]):
         self.cwd = cwd
         self.sdk_hooks = sdk_hooks
         self.on_narrative = on_narrative
+        self.on_session = on_session
 
     # -- what subclasses say -------------------------------------------------------------
 
@@ -185,17 +189,20 @@ class Agent(Generic[C, R]):
         key = recording_key(prompt, options)
         mode = self.mode
         recording: AgentRecording | None = None
+        source: Path | None = None
         transport: Any = None
         if mode.kind == "replay":
             if mode.file is not None:
-                recording = AgentRecording.load(mode.file)
+                source, recording = mode.file, AgentRecording.load(mode.file)
             else:
                 assert mode.store is not None  # checked by AgentMode
-                recording = RecordingStore(mode.store).find(self.name, key, prompt)
+                store = RecordingStore(mode.store)
+                recording = store.find(self.name, key, prompt)
+                source = store.path(self.name, key)
             transport = ReplayTransport(recording.messages)
         elif mode.kind == "record":
             transport = RecordingTransport(cli_transport(prompt, self.sdk_options()))
-        return _Plan(prompt, key, options, transport, recording)
+        return _Plan(prompt, key, options, transport, recording, source)
 
     def run(self, context: C) -> AsyncIterator[Any]:
         """The SDK messages of one run of this agent, narrated as agent :attr:`name` (and
@@ -236,6 +243,10 @@ class Agent(Generic[C, R]):
         # A replay with recorded narratives narrates through the harness plugin's
         # narrator, which plays them back; anything else uses the configured narrator.
         config: dict[str, Any] = {"narrator": "harness"} if recorded is not None else {}
+        if plan.source is not None:
+            # A replay, as `monologue replay` marks one: a recorder records it only when
+            # `record = true`, and the session list shows it as a replay.
+            config["meta"] = {"replay_of": str(plan.source)}
         if self.on_narrative is not None:
             config["on_narrative"] = self.on_narrative
         return monologue(self.name, **config)(self._messages)(plan)
@@ -245,6 +256,8 @@ class Agent(Generic[C, R]):
 
         s = current()
         assert s is not None  # @monologue made this run's session current
+        if self.on_session is not None:
+            self.on_session(s)
         s.subscribe(lambda event: plan.narratives.append(str(event.data["text"])))
         if plan.recording is not None and plan.recording.metadata.narratives is not None:
             s.state[REPLAY_STATE] = deque(plan.recording.metadata.narratives)
