@@ -114,11 +114,43 @@ def test_prune_archives_finished_tasks(
     assert [t.id for t in store.archived()] == ["done"]
 
 
-@pytest.mark.parametrize("age", ["soon", "3 weeks", "-1d", ""])
+@pytest.mark.parametrize("age", ["soon", "-1d", "", "1e400d", "2 fortnights", "999999999999d"])
 def test_prune_refuses_a_duration_it_cannot_read(data_dir: Path, age: str) -> None:
     result = run(data_dir, "prune", "--older-than", age)
     assert result.exit_code == 2
-    assert f"{age!r} is not a duration" in result.output
+    assert f"Invalid value for '--older-than': {age!r} is not a duration: a number and a " in (
+        result.output
+    )
+
+
+def test_prune_refuses_a_duration_older_than_any_date(data_dir: Path) -> None:
+    result = run(data_dir, "prune", "--older-than", "5000y")
+    assert result.exit_code == 2
+    assert "'5000y' is too long: it reaches back before the year 1" in result.output
+
+
+def test_a_bad_duration_is_one_line_from_the_command(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "monologue", "tasks", "prune", "--older-than", "soon"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=only_this_plugin_env(tmp_path),
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "monologue tasks prune: Invalid value for '--older-than': 'soon' is not a duration: a "
+        "number and a unit, such as 30d, 12h, 15m, 90s or 1h30m "
+        "(see monologue tasks prune --help)"
+    ]
+
+
+@pytest.mark.parametrize("age", ["3 weeks", "1h30m", "1.5h", "90", "2w"])
+def test_prune_reads_durations_as_people_write_them(data_dir: Path, age: str) -> None:
+    result = run(data_dir, "prune", "--older-than", age, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == {"archived": []}
 
 
 def test_a_store_setting_that_is_neither_is_refused(data_dir: Path) -> None:
