@@ -98,17 +98,19 @@ def tasks() -> None:
     "--status", metavar="STATUS", help="Only this status: pending, in_progress, completed, failed."
 )
 @click.option("--type", "task_type", metavar="TYPE", help="Only tasks of this type.")
-@_json_option
+@click.option("--json", "as_json", is_flag=True, help="One JSON array of tasks.")
+@click.option("--nl", "as_lines", is_flag=True, help="One JSON object per line.")
 @_data_dir_option
 def list_command(
     *,
     status: str | None,
     task_type: str | None,
     as_json: bool,
+    as_lines: bool,
     data_dir: Path | None,
     store: str | None,
 ) -> None:
-    """List tasks in the order they were added (JSON: one object per line)."""
+    """List tasks in the order they were added."""
     from .models import TaskStatus
 
     wanted = None
@@ -130,6 +132,9 @@ def list_command(
         and (task_type is None or task.type == task_type)
     ]
     if as_json:
+        click.echo(json.dumps([task.model_dump(mode="json") for task in rows], indent=2))
+        return
+    if as_lines:
         for task in rows:
             click.echo(task.model_dump_json())
         return

@@ -37,8 +37,10 @@ def test_add_list_show(store_setting: str, data_dir: Path) -> None:
     assert lines[1].split() == [build_id, "pending", "3", "build", "-", "0"]
     assert lines[2].split() == ["tests", "pending", "0", "test", "-", "0", build_id]
 
-    as_json = run(data_dir, "list", "--json", "--type", "build")
-    assert [json.loads(line)["id"] for line in as_json.output.splitlines()] == [build_id]
+    as_json = run(data_dir, "list", "--json")
+    assert [task["id"] for task in json.loads(as_json.output)] == [build_id, "tests"]
+    as_lines = run(data_dir, "list", "--nl", "--type", "build")
+    assert [json.loads(line)["id"] for line in as_lines.output.splitlines()] == [build_id]
 
     shown = run(data_dir, "show", "tests")
     assert shown.exit_code == 0
@@ -67,7 +69,7 @@ def test_show_and_list_a_finished_task(
     assert "owner:       builder" in shown
     assert "notes:       all good" in shown
     assert 'artifacts:   {"wheel": "x.whl"}' in shown
-    assert run(data_dir, "list", "--status", "COMPLETED", "--json").output.count("\n") == 1
+    assert len(json.loads(run(data_dir, "list", "--status", "COMPLETED", "--json").output)) == 1
     assert run(data_dir, "list", "--status", "pending").output.startswith("no tasks match in")
 
 
@@ -185,6 +187,6 @@ def test_the_installed_command_has_the_tasks_group(tmp_path: Path) -> None:
     added = _monologue(tmp_path, "tasks", "add", "build", "--id", "t1")
     assert added.returncode == 0, added.stderr
     listed = _monologue(tmp_path, "tasks", "list", "--json")
-    assert [json.loads(line)["id"] for line in listed.stdout.splitlines()] == ["t1"]
+    assert [task["id"] for task in json.loads(listed.stdout)] == ["t1"]
     assert (tmp_path / "data" / "tasks.graph.json").is_file()
     assert not (tmp_path / "xdg").exists()
