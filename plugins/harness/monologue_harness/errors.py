@@ -49,10 +49,11 @@ class NotLoggedInError(AgentRunError):
 class MissingRecordingError(HarnessError):
     """Replay asked for an agent run that was never recorded. Never a silent fallback."""
 
-    def __init__(self, agent: str, key: str, nearest: str | None) -> None:
+    def __init__(self, agent: str, key: str, nearest: str | None, store: str = "") -> None:
         self.agent, self.key, self.nearest = agent, key, nearest
         hint = f"; nearest recording: {nearest}" if nearest else "; no recording of this agent"
+        where = f" in {store}" if store else ""
         super().__init__(
-            f"no recording of agent {agent!r} for prompt hash {key} (the prompt or options "
-            f"changed since it was recorded?){hint}"
+            f"no recording of agent {agent!r} for prompt hash {key}{where} (the prompt or "
+            f"options changed since it was recorded?){hint}"
         )

@@ -131,21 +131,49 @@ def test_prune_refuses_a_duration_older_than_any_date(data_dir: Path) -> None:
     assert "'5000y' is too long: it reaches back before the year 1" in result.output
 
 
-def test_a_bad_duration_is_one_line_from_the_command(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("args", "code", "line"),
+    [
+        (
+            ["prune", "--older-than", "soon"],
+            2,
+            "monologue tasks prune: Invalid value for '--older-than': 'soon' is not a duration: "
+            "a number and a unit, such as 30d, 12h, 15m, 90s or 1h30m "
+            "(see monologue tasks prune --help)",
+        ),
+        (["show", "nope"], 1, "monologue: {graph}: no task 'nope'"),
+        (
+            ["list", "--status", "zzz"],
+            2,
+            "monologue tasks list: Invalid value for --status: 'zzz' is not a status (one of: "
+            "pending, in_progress, completed, failed) (see monologue tasks list --help)",
+        ),
+        (
+            ["add", "build", "--id", "t1", "--after", "ghost"],
+            1,
+            "monologue: {graph}: task 't1' depends on unknown task(s) 'ghost'",
+        ),
+        (
+            ["list", "--store", "sqlite://x"],
+            1,
+            "monologue: argument store must be 'file' or a postgresql:// URL, got 'sqlite://x'",
+        ),
+    ],
+)
+def test_each_command_fails_in_one_line(
+    tmp_path: Path, args: list[str], code: int, line: str
+) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "monologue", "tasks", "prune", "--older-than", "soon"],
+        [sys.executable, "-m", "monologue", "tasks", *args],
         capture_output=True,
         text=True,
         timeout=60,
         env=only_this_plugin_env(tmp_path),
         check=False,
     )
-    assert done.returncode == 2
-    assert done.stderr.splitlines() == [
-        "monologue tasks prune: Invalid value for '--older-than': 'soon' is not a duration: a "
-        "number and a unit, such as 30d, 12h, 15m, 90s or 1h30m "
-        "(see monologue tasks prune --help)"
-    ]
+    assert done.returncode == code, done.stderr
+    graph = tmp_path / "data" / "tasks.graph.json"
+    assert done.stderr.splitlines() == [line.format(graph=graph)]
 
 
 @pytest.mark.parametrize("age", ["3 weeks", "1h30m", "1.5h", "90", "2w"])
