@@ -90,6 +90,7 @@ class _Plan:
     recording: AgentRecording | None
     source: Path | None = None
     """The recording file a replay plays."""
+    task: str | None = None
     narratives: list[str] = field(default_factory=list)
 
 
@@ -136,6 +137,11 @@ class Agent(Generic[C, R]):
 
     def build_result(self, output: Mapping[str, Any], outcome: RunOutcome) -> R:
         raise NotImplementedError
+
+    def task_of(self, context: C) -> str | None:
+        """What the run works on, as the session's ``task_id`` (a session list's title when
+        the run has no prompt event): the task id, the tasks file..."""
+        return None
 
     # -- context, prompt, key -------------------------------------------------------------
 
@@ -202,7 +208,7 @@ class Agent(Generic[C, R]):
             transport = ReplayTransport(recording.messages)
         elif mode.kind == "record":
             transport = RecordingTransport(cli_transport(prompt, self.sdk_options()))
-        return _Plan(prompt, key, options, transport, recording, source)
+        return _Plan(prompt, key, options, transport, recording, source, self.task_of(context))
 
     def run(self, context: C) -> AsyncIterator[Any]:
         """The SDK messages of one run of this agent, narrated as agent :attr:`name` (and
@@ -243,6 +249,8 @@ class Agent(Generic[C, R]):
         # A replay with recorded narratives narrates through the harness plugin's
         # narrator, which plays them back; anything else uses the configured narrator.
         config: dict[str, Any] = {"narrator": "harness"} if recorded is not None else {}
+        if plan.task is not None:
+            config["task_id"] = plan.task
         if plan.source is not None:
             # A replay, as `monologue replay` marks one: a recorder records it only when
             # `record = true`, and the session list shows it as a replay.

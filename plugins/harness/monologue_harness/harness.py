@@ -114,7 +114,9 @@ class TaskHarness:
         source = self.mode.store or self.mode.file
         meta = {"replay_of": str(source)} if self.mode.kind == "replay" else {}
         try:
-            async with session("harness", narrator="none", meta=meta) as s:
+            async with session(
+                "harness", task_id=self.tasks_file.name, narrator="none", meta=meta
+            ) as s:
                 self._session = s
                 self._session_started(s)
                 summary = await self._run(text, checkpoint, started)

@@ -51,6 +51,11 @@ def test_a_replay_with_record_true_says_where_it_recorded(
     )
     headers = [json.loads(path.read_text().splitlines()[0]) for path in written]
     assert all("replay_of" in header["meta"] for header in headers)
+    listed = CliRunner().invoke(cli, ["sessions", "--json"])
+    titles = sorted(row["title"] for row in json.loads(listed.stdout))
+    # What each run worked on, not "(no prompt)": the harness and parser the tasks file,
+    # the coder and reviewer runs their task (T002 was coded and reviewed twice).
+    assert titles == ["T001"] * 2 + ["T002"] * 4 + ["T003"] * 2 + ["tasks.md"] * 2
 
 
 def test_json_report_names_the_files(data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
