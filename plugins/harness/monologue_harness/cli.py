@@ -77,7 +77,9 @@ def run(
         checkpoint=checkpoint,
         resume=resume,
         agent_timeout_s=timeout,
-        listener=None if as_json else display,
+        # With --json, standard output is the report alone: the view goes to standard error,
+        # and only when that is a terminal (a bar there; no lines in a pipe).
+        listener=display if console.is_terminal or not as_json else None,
         cli_path=cli_path,
     )
     import asyncio  # here, not at the top: `monologue --help` imports this module

@@ -4,11 +4,20 @@ rich's refresh thread, never by the listener (issue 25, progress); piped, plain 
 from __future__ import annotations
 
 import io
+import json
 import threading
+from pathlib import Path
 
+import pytest
+from click.testing import CliRunner
 from monologue_harness.display import HarnessDisplay
 from rich.console import Console
 from test_agent_base import status
+
+from monologue.cli import cli
+from monologue.testing import PluginSandbox
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "harness"
 
 TASKS = [{"id": "T001", "description": "Create greet.py"}, {"id": "T002", "description": "Tests"}]
 
@@ -74,3 +83,25 @@ def test_piped_output_is_plain_lines() -> None:
         "T001 rejected on attempt 1; retrying",
         "T001 failed (rejected)",
     ]
+
+
+def test_json_on_a_terminal_keeps_stdout_for_the_report(
+    plugins: PluginSandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--json`` on a terminal: the report alone on stdout, the progress on stderr."""
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich: standard error is a terminal
+    monkeypatch.setenv("MONOLOGUE_DATA_DIR", str(tmp_path / "data"))
+    result = CliRunner().invoke(
+        cli,
+        [
+            "harness",
+            "run",
+            str(EXAMPLE / "tasks.md"),
+            "--replay",
+            str(EXAMPLE / "recordings"),
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["counts"]["validated"] == 3
+    assert "3/3" in result.stderr and "done" in result.stderr
