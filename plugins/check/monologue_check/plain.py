@@ -50,6 +50,8 @@ def _clause(call: Call) -> str:
         said = "asked a sub-agent for help"
     elif call.kind in _VERBS:
         said = f"{_VERBS[call.kind]} `{subject}`"
+    elif call.tool_name == "StructuredOutput":  # the Agent SDK's tool for a run's typed answer
+        said = "gave my structured answer"  # the template narrator's words for it
     else:
         said = f"used `{_short(call.tool_name)}`"
     if call.is_error:

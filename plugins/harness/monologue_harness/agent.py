@@ -18,9 +18,9 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from monologue import Event, current, monologue
+from monologue import Event, Session, current, monologue
 
-from .errors import AgentOutputError
+from .errors import AgentOutputError, AgentRunError, NotLoggedInError
 from .models import RunUsage
 from .recording import AgentRecording, RecordingStore, recording_key
 from .run_outcome import RunOutcome
@@ -88,6 +88,9 @@ class _Plan:
     options: dict[str, Any]
     transport: Any
     recording: AgentRecording | None
+    source: Path | None = None
+    """The recording file a replay plays."""
+    task: str | None = None
     narratives: list[str] = field(default_factory=list)
 
 
@@ -112,6 +115,7 @@ class Agent(Generic[C, R]):
         cwd: Path | str | None = None,
         sdk_hooks: dict[Any, list[Any]] | None = None,
         on_narrative: Callable[[Event], None] | None = None,
+        on_session: Callable[[Session], None] | None = None,
     ) -> None:
         self.mode = mode or AgentMode()
         self.options = options or self.default_options
@@ -124,6 +128,7 @@ class Agent(Generic[C, R]):
         self.cwd = cwd
         self.sdk_hooks = sdk_hooks
         self.on_narrative = on_narrative
+        self.on_session = on_session
 
     # -- what subclasses say -------------------------------------------------------------
 
@@ -132,6 +137,11 @@ class Agent(Generic[C, R]):
 
     def build_result(self, output: Mapping[str, Any], outcome: RunOutcome) -> R:
         raise NotImplementedError
+
+    def task_of(self, context: C) -> str | None:
+        """What the run works on, as the session's ``task_id`` (a session list's title when
+        the run has no prompt event): the task id, the tasks file..."""
+        return None
 
     # -- context, prompt, key -------------------------------------------------------------
 
@@ -185,17 +195,20 @@ class Agent(Generic[C, R]):
         key = recording_key(prompt, options)
         mode = self.mode
         recording: AgentRecording | None = None
+        source: Path | None = None
         transport: Any = None
         if mode.kind == "replay":
             if mode.file is not None:
-                recording = AgentRecording.load(mode.file)
+                source, recording = mode.file, AgentRecording.load(mode.file)
             else:
                 assert mode.store is not None  # checked by AgentMode
-                recording = RecordingStore(mode.store).find(self.name, key, prompt)
+                store = RecordingStore(mode.store)
+                recording = store.find(self.name, key, prompt)
+                source = store.path(self.name, key)
             transport = ReplayTransport(recording.messages)
         elif mode.kind == "record":
             transport = RecordingTransport(cli_transport(prompt, self.sdk_options()))
-        return _Plan(prompt, key, options, transport, recording)
+        return _Plan(prompt, key, options, transport, recording, source, self.task_of(context))
 
     def run(self, context: C) -> AsyncIterator[Any]:
         """The SDK messages of one run of this agent, narrated as agent :attr:`name` (and
@@ -203,10 +216,22 @@ class Agent(Generic[C, R]):
         return self._stream(self._plan(context))
 
     async def _stream(self, plan: _Plan) -> AsyncIterator[Any]:
+        from claude_agent_sdk import ClaudeSDKError
+
         from .transport import RecordingTransport
 
-        async for message in self._narrated(plan):
-            yield message
+        refused: str | None = None
+        try:
+            async for message in self._narrated(plan):
+                refused = refused or _login_refusal(message)
+                yield message
+        except ClaudeSDKError as exc:
+            if refused is not None:
+                raise NotLoggedInError(self.name, refused) from exc
+            # The SDK's messages go on for lines (install hints, the CLI's stderr).
+            raise AgentRunError(f"{self.name}: {str(exc).splitlines()[0]}") from exc
+        if refused is not None:  # a CLI that reported it but exited 0
+            raise NotLoggedInError(self.name, refused)
         # Saved after the session closed, so the final narrative is in the recording.
         if isinstance(plan.transport, RecordingTransport):
             assert self.mode.store is not None  # checked by AgentMode
@@ -224,6 +249,12 @@ class Agent(Generic[C, R]):
         # A replay with recorded narratives narrates through the harness plugin's
         # narrator, which plays them back; anything else uses the configured narrator.
         config: dict[str, Any] = {"narrator": "harness"} if recorded is not None else {}
+        if plan.task is not None:
+            config["task_id"] = plan.task
+        if plan.source is not None:
+            # A replay, as `monologue replay` marks one: a recorder records it only when
+            # `record = true`, and the session list shows it as a replay.
+            config["meta"] = {"replay_of": str(plan.source)}
         if self.on_narrative is not None:
             config["on_narrative"] = self.on_narrative
         return monologue(self.name, **config)(self._messages)(plan)
@@ -233,6 +264,8 @@ class Agent(Generic[C, R]):
 
         s = current()
         assert s is not None  # @monologue made this run's session current
+        if self.on_session is not None:
+            self.on_session(s)
         s.subscribe(lambda event: plan.narratives.append(str(event.data["text"])))
         if plan.recording is not None and plan.recording.metadata.narratives is not None:
             s.state[REPLAY_STATE] = deque(plan.recording.metadata.narratives)
@@ -257,3 +290,13 @@ class Agent(Generic[C, R]):
             raise AgentOutputError(
                 f"{self.name}: structured output {'.'.join(map(str, first['loc']))}: {first['msg']}"
             ) from None
+
+
+def _login_refusal(message: Any) -> str | None:
+    """What the CLI said when it refused to run for want of a login or a valid API key (an
+    assistant message flagged ``authentication_failed``, its text "Not logged in · Please
+    run /login"), else ``None``."""
+    if getattr(message, "error", None) != "authentication_failed":
+        return None
+    said = " ".join(getattr(block, "text", "") for block in message.content).strip()
+    return said or "authentication failed"

@@ -73,6 +73,9 @@ class ParserAgent(Agent[ParserContext, ParsedTasks]):
     def prompt_params(self, context: ParserContext) -> PromptParams:
         return ParserPrompt(source_path=context.source_path, tasks_markdown=context.tasks_markdown)
 
+    def task_of(self, context: ParserContext) -> str | None:
+        return context.source_path
+
     def build_result(self, output: Mapping[str, Any], outcome: RunOutcome) -> ParsedTasks:
         return ParsedTasks.model_validate(output)
 
@@ -102,6 +105,9 @@ class CodingAgent(Agent[CodingContext, CodingResult]):
             attempt=context.attempt,
         )
 
+    def task_of(self, context: CodingContext) -> str | None:
+        return context.task.id
+
     def build_result(self, output: Mapping[str, Any], outcome: RunOutcome) -> CodingResult:
         return CodingResult.model_validate(
             {**output, "files_changed": outcome.files_changed, "usage": outcome.usage}
@@ -130,6 +136,9 @@ class ReviewAgent(Agent[ReviewContext, ReviewVerdict]):
             handoff=coding.handoff,
             files_changed="\n".join(coding.files_changed),
         )
+
+    def task_of(self, context: ReviewContext) -> str | None:
+        return context.task.id
 
     def build_result(self, output: Mapping[str, Any], outcome: RunOutcome) -> ReviewVerdict:
         return ReviewVerdict.model_validate({**output, "usage": outcome.usage})

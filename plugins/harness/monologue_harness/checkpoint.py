@@ -65,9 +65,11 @@ def tasks_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def default_checkpoint_path(tasks_file: Path) -> Path:
-    """``<data_dir>/harness/<name>-<hash of its absolute path>.json``."""
+def default_checkpoint_path(tasks_file: Path, *, replay: bool = False) -> Path:
+    """``<data_dir>/harness/<name>-<hash of its absolute path>.json``; a replay's is
+    ``…-replay.json``, so that a live ``--resume`` never skips tasks only a replay did."""
     from monologue import load_config
 
     where = hashlib.sha256(str(tasks_file.resolve()).encode("utf-8")).hexdigest()[:12]
-    return load_config().resolved_data_dir() / "harness" / f"{tasks_file.stem}-{where}.json"
+    name = f"{tasks_file.stem}-{where}{'-replay' if replay else ''}.json"
+    return load_config().resolved_data_dir() / "harness" / name

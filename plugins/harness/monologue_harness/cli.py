@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from .summary import HarnessSummary
 
 __all__ = ["harness", "prompts"]
 
@@ -73,7 +77,9 @@ def run(
         checkpoint=checkpoint,
         resume=resume,
         agent_timeout_s=timeout,
-        listener=None if as_json else display,
+        # With --json, standard output is the report alone: the view goes to standard error,
+        # and only when that is a terminal (a bar there; no lines in a pipe).
+        listener=display if console.is_terminal or not as_json else None,
         cli_path=cli_path,
     )
     import asyncio  # here, not at the top: `monologue --help` imports this module
@@ -94,8 +100,24 @@ def run(
             f"${summary.usage.cost_usd:.4f}",
             highlight=False,
         )
+        _say_what_was_written(summary)
     if not summary.ok:
         raise SystemExit(1)
+
+
+def _say_what_was_written(summary: HarnessSummary) -> None:
+    """Name every file the run left behind, on standard error (``--json`` has them in the
+    report): nothing is written where the user was not told."""
+    if summary.recordings:
+        folders = sorted({str(Path(path).parent) for path in summary.recordings})
+        count = len(summary.recordings)
+        click.echo(
+            f"monologue: recorded {count} session{'s' if count > 1 else ''} in "
+            f"{', '.join(folders)} (monologue sessions lists them)",
+            err=True,
+        )
+    if summary.checkpoint:
+        click.echo(f"monologue: checkpoint in {summary.checkpoint} (for --resume)", err=True)
 
 
 @click.group()

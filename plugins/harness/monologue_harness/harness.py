@@ -20,7 +20,7 @@ from monologue import Event, Session, session
 from .agent import Agent, AgentMode
 from .agents import CodingAgent, ParserAgent, ParserContext, ReviewAgent
 from .checkpoint import Checkpoint, TaskState, default_checkpoint_path, tasks_digest
-from .errors import MissingRecordingError, TasksFileError
+from .errors import MissingRecordingError, NotLoggedInError, TasksFileError
 from .models import CodingResult, ParsedTasks, ReviewVerdict, RunUsage, Task
 from .order import order_tasks
 from .summary import HarnessSummary
@@ -58,18 +58,33 @@ class TaskHarness:
         self.max_retries = max_retries
         self.min_confidence = min_confidence
         self.continue_on_failure = continue_on_failure
+        self.mode = mode or AgentMode()
         self.checkpoint_path = (
-            Path(checkpoint) if checkpoint else default_checkpoint_path(self.tasks_file)
+            Path(checkpoint)
+            if checkpoint
+            else default_checkpoint_path(self.tasks_file, replay=self.mode.kind == "replay")
         )
         self.resume = resume
         self.agent_timeout_s = agent_timeout_s
         self.listener = listener
-        settings = {"mode": mode, "on_narrative": listener, **agent_settings}
+        settings = {
+            "mode": self.mode,
+            "on_narrative": listener,
+            "on_session": self._session_started,
+            **agent_settings,
+        }
         self.parser: Agent[Any, ParsedTasks] = ParserAgent(**settings)
         self.coder: Agent[Any, CodingResult] = CodingAgent(**settings)
         self.reviewer: Agent[Any, ReviewVerdict] = ReviewAgent(**settings)
         self._usage = RunUsage()
         self._session: Session | None = None
+        self._recordings: list[Path] = []
+        """Where this run's sessions are recorded, if a recorder records them."""
+
+    def _session_started(self, s: Session) -> None:
+        from monologue.recording import recording_path
+
+        self._recordings.append(recording_path(s.config, s.id))
 
     # -- progress -------------------------------------------------------------------------
 
@@ -94,12 +109,22 @@ class TaskHarness:
             checkpoint = Checkpoint.load(self.checkpoint_path, self.tasks_file, digest)
         else:
             checkpoint = Checkpoint(tasks_file=str(self.tasks_file), tasks_digest=digest)
+        self._recordings = []
+        # A replay's own session is marked as one too (see Agent._narrated).
+        source = self.mode.store or self.mode.file
+        meta = {"replay_of": str(source)} if self.mode.kind == "replay" else {}
         try:
-            async with session("harness", narrator="none") as s:
+            async with session(
+                "harness", task_id=self.tasks_file.name, narrator="none", meta=meta
+            ) as s:
                 self._session = s
-                return await self._run(text, checkpoint, started)
+                self._session_started(s)
+                summary = await self._run(text, checkpoint, started)
         finally:
             self._session = None
+        # Looked up once every session is closed: a recorder decides per session.
+        summary.recordings = [str(p) for p in self._recordings if p.is_file()]
+        return summary
 
     async def _run(self, text: str, checkpoint: Checkpoint, started: float) -> HarnessSummary:
         self._status("phase_started", phase="parse", parser=self.parse_with)
@@ -152,6 +177,7 @@ class TaskHarness:
             duration_s=time.monotonic() - started,
             usage=self._usage,
             stopped_early=stopped,
+            checkpoint=str(self.checkpoint_path),
         )
         self._status("phase_finished", phase="tasks", counts=summary.counts())
         return summary
@@ -173,8 +199,8 @@ class TaskHarness:
                 shared["coding"] = await self._call(self.coder, self.coder.accept(shared))
                 self._status("task_coded", task_id=task.id, attempt=attempt)
                 verdict = await self._call(self.reviewer, self.reviewer.accept(shared))
-            except MissingRecordingError:
-                raise
+            except (MissingRecordingError, NotLoggedInError):
+                raise  # every other run would fail the same way: the run stops here
             except Exception as exc:  # an agent that fails fails its task, not the run
                 state.status, state.reason = "failed", _describe(exc)
                 return

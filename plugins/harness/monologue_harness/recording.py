@@ -79,7 +79,7 @@ class RecordingStore:
         """The recording of this run; :class:`MissingRecordingError` when there is none."""
         path = self.path(agent, key)
         if not path.is_file():
-            raise MissingRecordingError(agent, key, self._nearest(agent, prompt))
+            raise MissingRecordingError(agent, key, self._nearest(agent, prompt), str(self.root))
         return AgentRecording.load(path)
 
     def save(

@@ -19,6 +19,11 @@ class HarnessSummary(BaseModel):
     """Tokens and cost of every agent run, from the SDK's result messages (parser included)."""
     stopped_early: bool = False
     """True when fail-fast stopped the run after a failed task."""
+    checkpoint: str | None = None
+    """The checkpoint file the run wrote."""
+    recordings: list[str] = Field(default_factory=list)
+    """The session recordings the run wrote (the harness's and each agent run's), if a
+    recorder plugin recorded them: live runs are, replays only with ``record = true``."""
 
     def count(self, status: str) -> int:
         return sum(state.status == status for state in self.tasks.values())
@@ -47,5 +52,7 @@ class HarnessSummary(BaseModel):
             "output_tokens": self.usage.output_tokens,
             "cost_usd": round(self.usage.cost_usd, 6),
             "stopped_early": self.stopped_early,
+            "checkpoint": self.checkpoint,
+            "recordings": self.recordings,
             "tasks": {k: v.model_dump(exclude={"usage"}) for k, v in self.tasks.items()},
         }

@@ -33,7 +33,7 @@ def test_example_replays_offline_with_narration(runner: CliRunner) -> None:
         cli, ["harness", "run", str(EXAMPLE / "tasks.md"), "--replay", str(EXAMPLE / "recordings")]
     )
     assert result.exit_code == 0, result.output
-    lines = result.output.splitlines()
+    lines = result.stdout.splitlines()  # standard error names the checkpoint
     speakers = {line.split(":", 1)[0] for line in lines if ": " in line}
     assert {"parser", "coder", "reviewer"} <= speakers
     assert "T002 rejected on attempt 1; retrying" in lines
@@ -53,7 +53,7 @@ def test_example_narratives_are_generated_and_diffed_against_the_golden(
         cli, ["harness", "run", str(EXAMPLE / "tasks.md"), "--replay", str(EXAMPLE / "recordings")]
     )
     assert result.exit_code == 0, result.output
-    printed = result.output.splitlines()[:-1]  # the summary line holds the run's duration
+    printed = result.stdout.splitlines()[:-1]  # the summary line holds the run's duration
     assert sum(line.startswith(("parser: ", "coder: ", "reviewer: ")) for line in printed) == 18
     if os.environ.get("MONOLOGUE_UPDATE_GOLDEN"):
         GOLDEN.write_text("\n".join(printed) + "\n", encoding="utf-8")
@@ -141,3 +141,17 @@ def test_one_agent_example_runs(tmp_path: Path) -> None:
     assert lines[0].startswith("parser: I'll parse the tasks file")
     assert "StructuredOutput" not in done.stdout  # narrated anew, not the stored narratives
     assert lines[-1] == "[('T001', []), ('T002', ['T001']), ('T003', [])]"
+
+
+@pytest.mark.parametrize("preset", ["default", "terse", "verbose"])
+def test_no_tool_jargon_in_the_narratives(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch, preset: str
+) -> None:
+    """The SDK's StructuredOutput call is told in plain words, in every preset (issue 25)."""
+    monkeypatch.setenv("MONOLOGUE_PRESET", preset)
+    result = runner.invoke(
+        cli, ["harness", "run", str(EXAMPLE / "tasks.md"), "--replay", str(EXAMPLE / "recordings")]
+    )
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.stdout.splitlines() if line.startswith(("parser:", "coder:"))]
+    assert said and not [line for line in said if "StructuredOutput" in line]

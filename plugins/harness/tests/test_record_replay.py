@@ -44,6 +44,7 @@ async def run(
     finally:
         plugins.pm.unregister(trace)
     report.pop("duration_s")
+    report.pop("checkpoint")  # one file per run here
     return report, trace
 
 

@@ -6,10 +6,9 @@ Only click is imported here; the store and its models load when a command runs.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -20,6 +19,30 @@ if TYPE_CHECKING:
     from .storage import TaskStore
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _duration(ctx: click.Context, param: click.Parameter, value: str) -> timedelta:
+    """A duration as people write it (``30d``, ``12h``, ``1h30m``, ``3 weeks``; a bare number
+    is seconds), read by pytimeparse2."""
+    from pytimeparse2 import parse  # type: ignore[import-untyped]  # ships no type information
+
+    # None for text it cannot read, and for numbers too big for a timedelta.
+    seconds = parse(value.strip())
+    if seconds is None or seconds < 0:
+        raise click.BadParameter(
+            f"{value!r} is not a duration: a number and a unit, such as 30d, 12h, 15m, 90s "
+            "or 1h30m",
+            ctx,
+            param,
+        )
+    age = timedelta(seconds=seconds)
+    try:
+        datetime.now(UTC) - age  # what the stores compute: it must be a date
+    except OverflowError:
+        raise click.BadParameter(
+            f"{value!r} is too long: it reaches back before the year 1", ctx, param
+        ) from None
+    return age
 
 
 def _data_dir_option(command: F) -> F:
@@ -75,17 +98,19 @@ def tasks() -> None:
     "--status", metavar="STATUS", help="Only this status: pending, in_progress, completed, failed."
 )
 @click.option("--type", "task_type", metavar="TYPE", help="Only tasks of this type.")
-@_json_option
+@click.option("--json", "as_json", is_flag=True, help="One JSON array of tasks.")
+@click.option("--nl", "as_lines", is_flag=True, help="One JSON object per line.")
 @_data_dir_option
 def list_command(
     *,
     status: str | None,
     task_type: str | None,
     as_json: bool,
+    as_lines: bool,
     data_dir: Path | None,
     store: str | None,
 ) -> None:
-    """List tasks in the order they were added (JSON: one object per line)."""
+    """List tasks in the order they were added."""
     from .models import TaskStatus
 
     wanted = None
@@ -107,6 +132,9 @@ def list_command(
         and (task_type is None or task.type == task_type)
     ]
     if as_json:
+        click.echo(json.dumps([task.model_dump(mode="json") for task in rows], indent=2))
+        return
+    if as_lines:
         for task in rows:
             click.echo(task.model_dump_json())
         return
@@ -194,33 +222,24 @@ def show_command(task_id: str, as_json: bool, data_dir: Path | None, store: str 
     "--older-than",
     "older_than",
     required=True,
+    callback=_duration,
     metavar="DURATION",
-    help="Archive finished tasks last changed longer ago than this: 30d, 12h, 15m, 90s.",
+    help="Archive finished tasks last changed longer ago than this: 30d, 12h, 15m, 90s, 1h30m.",
 )
 @_json_option
 @_data_dir_option
-def prune_command(older_than: str, as_json: bool, data_dir: Path | None, store: str | None) -> None:
+def prune_command(
+    older_than: timedelta, as_json: bool, data_dir: Path | None, store: str | None
+) -> None:
     """Move COMPLETED and FAILED tasks out of the graph into its archive (tasks that
     unfinished tasks still depend on stay)."""
-    age = _duration(older_than)
     with _open_store(data_dir, store) as opened:
-        ids = opened.prune(age)
+        ids = opened.prune(older_than)
         where = opened.location
     if as_json:
         click.echo(json.dumps({"archived": ids}))
         return
     click.echo(f"archived {len(ids)} finished task{'s' if len(ids) != 1 else ''} from {where}")
-
-
-def _duration(text: str) -> timedelta:
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([dhms])\s*", text)
-    if match is None:
-        raise click.BadParameter(
-            f"{text!r} is not a duration: a number and a unit, d, h, m or s (e.g. 30d)",
-            param_hint="--older-than",
-        )
-    unit = {"d": "days", "h": "hours", "m": "minutes", "s": "seconds"}[match.group(2)]
-    return timedelta(**{unit: float(match.group(1))})
 
 
 def _describe(task: AgentTask, unmet: set[str]) -> Iterator[tuple[str, str]]:

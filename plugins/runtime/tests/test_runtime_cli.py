@@ -36,8 +36,10 @@ def test_add_list_show(store_setting: str, data_dir: Path) -> None:
     assert lines[1].split() == [build_id, "pending", "3", "build", "-", "0"]
     assert lines[2].split() == ["tests", "pending", "0", "test", "-", "0", build_id]
 
-    as_json = run(data_dir, "list", "--json", "--type", "build")
-    assert [json.loads(line)["id"] for line in as_json.output.splitlines()] == [build_id]
+    as_json = run(data_dir, "list", "--json")
+    assert [task["id"] for task in json.loads(as_json.output)] == [build_id, "tests"]
+    as_lines = run(data_dir, "list", "--nl", "--type", "build")
+    assert [json.loads(line)["id"] for line in as_lines.output.splitlines()] == [build_id]
 
     shown = run(data_dir, "show", "tests")
     assert shown.exit_code == 0
@@ -66,7 +68,7 @@ def test_show_and_list_a_finished_task(
     assert "owner:       builder" in shown
     assert "notes:       all good" in shown
     assert 'artifacts:   {"wheel": "x.whl"}' in shown
-    assert run(data_dir, "list", "--status", "COMPLETED", "--json").output.count("\n") == 1
+    assert len(json.loads(run(data_dir, "list", "--status", "COMPLETED", "--json").output)) == 1
     assert run(data_dir, "list", "--status", "pending").output.startswith("no tasks match in")
 
 
@@ -113,11 +115,71 @@ def test_prune_archives_finished_tasks(
     assert [t.id for t in store.archived()] == ["done"]
 
 
-@pytest.mark.parametrize("age", ["soon", "3 weeks", "-1d", ""])
+@pytest.mark.parametrize("age", ["soon", "-1d", "", "1e400d", "2 fortnights", "999999999999d"])
 def test_prune_refuses_a_duration_it_cannot_read(data_dir: Path, age: str) -> None:
     result = run(data_dir, "prune", "--older-than", age)
     assert result.exit_code == 2
-    assert f"{age!r} is not a duration" in result.output
+    assert f"Invalid value for '--older-than': {age!r} is not a duration: a number and a " in (
+        result.output
+    )
+
+
+def test_prune_refuses_a_duration_older_than_any_date(data_dir: Path) -> None:
+    result = run(data_dir, "prune", "--older-than", "5000y")
+    assert result.exit_code == 2
+    assert "'5000y' is too long: it reaches back before the year 1" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "line"),
+    [
+        (
+            ["prune", "--older-than", "soon"],
+            2,
+            "monologue tasks prune: Invalid value for '--older-than': 'soon' is not a duration: "
+            "a number and a unit, such as 30d, 12h, 15m, 90s or 1h30m "
+            "(see monologue tasks prune --help)",
+        ),
+        (["show", "nope"], 1, "monologue: {graph}: no task 'nope'"),
+        (
+            ["list", "--status", "zzz"],
+            2,
+            "monologue tasks list: Invalid value for --status: 'zzz' is not a status (one of: "
+            "pending, in_progress, completed, failed) (see monologue tasks list --help)",
+        ),
+        (
+            ["add", "build", "--id", "t1", "--after", "ghost"],
+            1,
+            "monologue: {graph}: task 't1' depends on unknown task(s) 'ghost'",
+        ),
+        (
+            ["list", "--store", "sqlite://x"],
+            1,
+            "monologue: argument store must be 'file' or a postgresql:// URL, got 'sqlite://x'",
+        ),
+    ],
+)
+def test_each_command_fails_in_one_line(
+    tmp_path: Path, args: list[str], code: int, line: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "monologue", "tasks", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=only_this_plugin_env(tmp_path),
+        check=False,
+    )
+    assert done.returncode == code, done.stderr
+    graph = tmp_path / "data" / "tasks.graph.json"
+    assert done.stderr.splitlines() == [line.format(graph=graph)]
+
+
+@pytest.mark.parametrize("age", ["3 weeks", "1h30m", "1.5h", "90", "2w"])
+def test_prune_reads_durations_as_people_write_them(data_dir: Path, age: str) -> None:
+    result = run(data_dir, "prune", "--older-than", age, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == {"archived": []}
 
 
 def test_a_store_setting_that_is_neither_is_refused(data_dir: Path) -> None:
@@ -152,6 +214,6 @@ def test_the_installed_command_has_the_tasks_group(tmp_path: Path) -> None:
     added = _monologue(tmp_path, "tasks", "add", "build", "--id", "t1")
     assert added.returncode == 0, added.stderr
     listed = _monologue(tmp_path, "tasks", "list", "--json")
-    assert [json.loads(line)["id"] for line in listed.stdout.splitlines()] == ["t1"]
+    assert [task["id"] for task in json.loads(listed.stdout)] == ["t1"]
     assert (tmp_path / "data" / "tasks.graph.json").is_file()
     assert not (tmp_path / "xdg").exists()

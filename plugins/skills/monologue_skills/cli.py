@@ -128,6 +128,7 @@ def _execute(
     from .errors import PlanValidationError
     from .executor import run_plan
     from .planning import pursue
+    from .progress import PlanBar
     from .state import StateStore
     from .validation import check_plan
 
@@ -139,14 +140,17 @@ def _execute(
         checked, problems = check_plan(plan, pm.hooks.skills())
         if checked is None:
             raise click.ClickException(str(PlanValidationError(problems)))
-    with monologue.session("skills", on_narrative=lambda e: click.echo(e.text, err=True)) as run:
+    bar = PlanBar()
+    with bar, monologue.session("skills", on_narrative=lambda e: bar.say(e.text)) as run:
         if plan is None:
             made, planner, report = pursue(
-                run, goal or "", pm=pm, store=store, concurrency=concurrency
+                run, goal or "", pm=pm, store=store, concurrency=concurrency, on_progress=bar
             )
-            click.echo(f"plan by {planner}: {made.model_dump_json()}", err=True)
+            bar.say(f"plan by {planner}: {made.model_dump_json()}")
         else:
-            report = run_plan(plan, pm=pm, store=store, session=run, concurrency=concurrency)
+            report = run_plan(
+                plan, pm=pm, store=store, session=run, concurrency=concurrency, on_progress=bar
+            )
     _print_report(report, as_json)
     if not report.ok:
         raise SystemExit(1)

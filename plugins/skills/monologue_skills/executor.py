@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from monologue import Session, SkillCall, SkillResult
@@ -23,7 +25,19 @@ from .validation import check_plan
 if TYPE_CHECKING:
     from monologue.plugins import MonologuePluginManager
 
-__all__ = ["run_plan"]
+__all__ = ["PlanProgress", "run_plan"]
+
+
+@dataclass(frozen=True)
+class PlanProgress:
+    """Where a running plan is: told to ``run_plan``'s ``on_progress`` each time an action
+    starts or ends, from the thread that called ``run_plan`` (never an action's)."""
+
+    done: int
+    """Actions finished or skipped."""
+    total: int
+    running: tuple[str, ...]
+    """The ids of the actions running now."""
 
 
 def _run_action(
@@ -75,6 +89,7 @@ def run_plan(
     session: Session | None = None,
     concurrency: int = 4,
     cancel: threading.Event | None = None,
+    on_progress: Callable[[PlanProgress], None] | None = None,
 ) -> PlanReport:
     """Validate ``plan`` against the registered skills, then run it; a report per action."""
     checked, problems = check_plan(plan, pm.hooks.skills())
@@ -83,10 +98,17 @@ def run_plan(
     cancel = cancel or threading.Event()
     results: dict[str, ActionResult] = {}
     waiting = {action.id: action for action in checked.actions}
-    with store.locked(), ThreadPoolExecutor(max(1, concurrency)) as pool:
-        running: dict[Future[ActionResult], str] = {}
+    running: dict[Future[ActionResult], str] = {}
+
+    def tell() -> None:
+        if on_progress is not None:
+            on_progress(PlanProgress(len(results), len(checked.actions), tuple(running.values())))
+
+    limit = max(1, concurrency)
+    with store.locked(), ThreadPoolExecutor(limit) as pool:
         try:
             while waiting or running:
+                before = (len(results), len(running))
                 for action_id, action in list(waiting.items()):
                     reason = _skip_reason(action, results, cancel)
                     if reason is not None:
@@ -94,14 +116,18 @@ def run_plan(
                         results[action_id] = ActionResult(
                             id=action_id, skill=action.skill, status="skipped", error=reason
                         )
-                    elif all(dep in results for dep in action.depends_on):
+                    elif len(running) < limit and all(dep in results for dep in action.depends_on):
+                        # No more than the pool runs at once: `running` is what runs now.
                         del waiting[action_id]
                         future = pool.submit(_run_action, pm, session, store, action, cancel)
                         running[future] = action_id
+                if (len(results), len(running)) != before:
+                    tell()
                 if running:
                     done, _ = wait(running, return_when=FIRST_COMPLETED)
                     for future in done:
                         results[running.pop(future)] = future.result()
+                    tell()
         except BaseException:
             # Ctrl-C (or a bug) here: the running skills see the cancel and stop their tools
             # before the pool's exit waits for them.

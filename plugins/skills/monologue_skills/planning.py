@@ -10,6 +10,7 @@ answer). An answer that is still invalid is replaced by the offline planner's.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from monologue import Session, SkillSpec
 
 from .errors import PlanValidationError
-from .executor import run_plan
+from .executor import PlanProgress, run_plan
 from .models import Plan, PlanReport
 from .offline import offline_plan
 from .state import StateStore
@@ -89,6 +90,7 @@ def pursue(
     events: list[dict[str, Any]] | None = None,
     store: StateStore | None = None,
     concurrency: int = 4,
+    on_progress: Callable[[PlanProgress], None] | None = None,
 ) -> tuple[Plan, str, PlanReport]:
     """Plan towards ``goal`` from the session's context and run the plan in the session.
 
@@ -104,5 +106,7 @@ def pursue(
         skills=pm.hooks.skills(),
     )
     plan, planner = make_plan(pm, context, session)
-    report = run_plan(plan, pm=pm, store=store, session=session, concurrency=concurrency)
+    report = run_plan(
+        plan, pm=pm, store=store, session=session, concurrency=concurrency, on_progress=on_progress
+    )
     return plan, planner, report
