@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from monologue_harness.display import HarnessDisplay
+from pytest_monologue import PluginSandbox
 from rich.console import Console
 from test_agent_base import status
 
 from monologue.cli import cli
-from monologue.testing import PluginSandbox
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "harness"
 

@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 from harness_fixtures import SESSION, THREE_TASKS, init
-from monologue_claude.testing import FakeClaude
 from monologue_harness import AgentMode, NotLoggedInError, TaskHarness
-
-from monologue.testing import PluginSandbox
+from pytest_monologue import PluginSandbox
+from pytest_monologue.claude import FakeClaude
 
 REFUSAL = "Not logged in · Please run /login"
 

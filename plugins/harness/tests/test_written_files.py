@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from monologue_claude.testing import FakeClaude
+from pytest_monologue import PluginSandbox
+from pytest_monologue.claude import FakeClaude
 
 from monologue.cli import cli
-from monologue.testing import PluginSandbox
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "harness"
 REPLAY = ["harness", "run", str(EXAMPLE / "tasks.md"), "--replay", str(EXAMPLE / "recordings")]

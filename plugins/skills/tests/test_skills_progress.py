@@ -15,11 +15,11 @@ from monologue_skills.executor import PlanProgress, run_plan
 from monologue_skills.models import Plan
 from monologue_skills.progress import PlanBar
 from monologue_skills.state import StateStore
+from pytest_monologue import PluginSandbox
 from rich.console import Console
 from test_skills_plans import Recorder, act
 
 from monologue.cli import cli
-from monologue.testing import PluginSandbox
 
 PLAN = {
     "actions": [
