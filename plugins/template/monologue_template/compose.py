@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .actions import Action, regroup
@@ -45,6 +46,8 @@ from .wording import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from monologue.events import Event
 
 __all__ = ["Scene", "narrate"]
@@ -88,7 +91,8 @@ def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
         phrase = KINDS[kind].phrase(group, scene.cwd)
         # Told where it happened: a finished step when it finished (a sub-agent's report
         # after its own steps), a running one when it started.
-        order = min(a.order if running or a.ended is None else a.ended for a in group)
+        told = [a.order if running or a.ended is None else a.ended for a in group]
+        order = min(told)
         failed = not running and KINDS[kind].all_failed(group)
         news = kind in ("tests", "task", "background") and not running
         priority = ERROR if failed else TESTS if news else WORK
@@ -105,6 +109,8 @@ def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
                 listed=phrase.listed,
                 named=names_subject(phrase.running_short if running else phrase.done_short),
                 rank=_ROUTINE_RANK.get(kind, 0),
+                end=max(told),
+                latest=_latest_step(kind, group, told, scene.cwd) if len(group) > 1 else None,
             )
         )
         failure = phrase.failure
@@ -116,6 +122,15 @@ def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
     if scene.preset != "terse":  # terse says only the latest thing anyway
         clauses = _merge_routine(clauses)
     return clauses
+
+
+def _latest_step(
+    kind: str, group: list[Action], told: list[int], cwd: str | None
+) -> Callable[[], str]:
+    """The short form of a group's latest step alone: "ran `git push`", not the group's
+    "ran `make build` and 2 more"."""
+    latest = group[told.index(max(told))]
+    return lambda: KINDS[kind].phrase([latest], cwd).done_short
 
 
 def _merge_routine(clauses: list[Clause]) -> list[Clause]:
@@ -217,7 +232,10 @@ def _terse(ranked: list[Clause], said: set[str], variant: int) -> str:
         return clamp_words(_fresh(top, said, short=True, start=variant), TERSE_WORDS)
     # "I'm done after 12 tool calls" says little; "; 2 failed" is news of its own.
     if top.priority == ENDING and top.short.startswith("I'm done"):
-        latest = max((c for c in ranked if c.named and c.priority < ENDING), key=lambda c: c.order)
+        latest = max((c for c in ranked if c.named and c.priority < ENDING), key=lambda c: c.last)
+        alone = latest.latest() if latest.latest is not None else ""
+        if names_subject(alone):  # one of a group: that step alone, not the group's first
+            latest = replace(latest, short=alone, latest=None)
         step = lower_first(_fresh(latest, said, short=True, start=variant))
         return clamp_words(f"I'm done; last, {step}", TERSE_WORDS)
     if top.priority >= ERROR:

@@ -157,7 +157,7 @@ def _user_clause(note: Note) -> Clause | None:
         outcome = task_outcome(note.text)
         return _said(outcome, TESTS, note.order, named=True) if outcome else None
     if origin == "command_output" and command_name(note.text):
-        text = f"You ran the {command_name(note.text)} command"
+        text = f"You ran the `{command_name(note.text)}` command"
         return _said(text, LOW, note.order, named=True)
     return None  # system reminders, side requests, a command's output
 

@@ -143,3 +143,14 @@ def test_verbose_reports_what_a_sub_agent_found() -> None:
         'I had a sub-agent handle "Find it"; it reported: The limit is 3 in config.py. '
         "I'll say more as it happens."
     )
+
+
+def test_terse_ends_naming_the_structured_answers_file_after_one_tool_call() -> None:
+    """An Agent SDK run that only answers in a schema: the ending names what it was about,
+    never just "I'm done after 1 tool call"."""
+    batch = [
+        *done("StructuredOutput", "ok", metadata={"sourcePath": "/p/tests/tasks.md"}),
+        event("completion", result="Parsed."),
+    ]
+    said = tell(batch, reason="final", preset="terse", tool_calls=1)
+    assert said == "I'm done; last, I gave my structured answer about tasks.md."

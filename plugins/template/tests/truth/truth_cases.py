@@ -342,7 +342,7 @@ CASES = [
             *run("Read", "y", file_path="/repo/lib/b.ex"),
         ],
         must=["a.ex"],
-        terse=["a.ex"],
+        terse=["b.ex"],
         must_not=["2 files."],
     ),
     Case(
