@@ -49,6 +49,9 @@ class Action:
     """Where its result came in the batch (``None``: earlier, or not yet)."""
     output: str | None = None
     is_error: bool = False
+    seen: bool = True
+    """Whether its call came in (this batch or an earlier one): a result alone is of a call
+    the core folded into a digest, which already counts it."""
     kind: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -152,10 +155,12 @@ def regroup(events: list[Event], memory: Memory) -> tuple[list[Action], list[Not
             use_id = str(data.get("tool_use_id"))
             action = actions.get(use_id)
             if action is None:
-                tool, tool_input, agent = calls.get(use_id, (None, {}, event.agent))
+                known = calls.get(use_id)
+                tool, tool_input, agent = known or (None, {}, event.agent)
                 action = actions[use_id] = Action(
                     data.get("tool_name") or tool, tool_input, agent, order, use_id
                 )
+                action.seen = known is not None
             calls.pop(use_id, None)
             action.ended = order
             # Raw: only what is quoted from an output is redacted, where it is quoted

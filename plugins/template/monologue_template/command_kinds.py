@@ -81,7 +81,7 @@ def _distinct(commands: list[str], limit: int) -> list[str]:
     different ``python3 -c "..."`` never become one string."""
     wanted = len(set(commands))
     for room in (limit, limit * 2, limit * 4):
-        names = [f"`{command_text(command, room)}`" for command in commands]
+        names = [f"`{command_text(c, room)}`" if c else "a command" for c in commands]
         if len(set(names)) == wanted:
             return names
     return names

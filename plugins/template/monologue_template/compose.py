@@ -83,8 +83,11 @@ def narrate(scene: Scene, events: list[Event], reason: str) -> str:
 def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
     groups: dict[tuple[str, str, str, bool], list[Action]] = {}
     for action in actions:
+        if scene.after_digest and not action.seen and not action.is_error:
+            continue  # its call was folded into the digest, which counts it; nothing new
         kind = wording_kind(action)
-        tool = (action.tool or "") if kind == "other" else ""
+        # An unseen call's failure is its own clause: it must not add to a named group's count.
+        tool = (action.tool or "") if kind == "other" else "" if action.seen else "?"
         groups.setdefault((action.agent, kind, tool, action.running), []).append(action)
     clauses = []
     for (agent, kind, _, running), group in groups.items():

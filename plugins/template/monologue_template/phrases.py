@@ -31,8 +31,8 @@ class Task(Kind):
     nouns = ("task", "tasks")
 
     def one(self, action: Action, cwd: str | None, short: bool) -> str:
-        text = action.input.get("description") or action.input.get("prompt") or "a task"
-        return quoted(str(text), 20 if short else 50)
+        text = action.input.get("description") or action.input.get("prompt")
+        return quoted(str(text), 20 if short else 50) if text else "a task"
 
     def phrase(self, actions: list[Action], cwd: str | None) -> Phrase:
         names = unique([self.one(action, cwd, False) for action in actions])

@@ -52,6 +52,8 @@ class Scene:
     tool_errors: int = 0
     cwd: str | None = None
     memory: Memory = field(default_factory=Memory)
+    after_digest: bool = False
+    """The batch follows a digest of folded events (which counts their calls)."""
 
 
 @dataclass

@@ -272,3 +272,20 @@ def test_task_results_say_how_the_task_ended() -> None:
     )
     assert tell(failed) == "I failed task T2: the API timed out; it will be retried."
     assert tell(event("agent_result", outcome="partial")) == "I partly finished."
+
+
+def test_after_a_digest_a_result_whose_call_was_folded_is_not_counted_again() -> None:
+    """The digest counts the folded call: its lone result neither adds to "N commands" nor
+    reads as an empty command."""
+    orphan = event("tool_result", tool_use_id="toolu_folded", tool_name="Bash", output="x")
+    batch = [orphan, *done("Bash", "ok", command="git status"), *done("Bash", "ok", command="ls")]
+    said = tell(*batch, after_digest=True)
+    assert said == "I ran 2 commands: `git status` and `ls`."
+    failed = event("tool_result", tool_use_id="toolu_f2", tool_name="Bash", output="Error",
+                   is_error=True)  # fmt: skip
+    assert "a command" in tell(failed, *done("Bash", "ok", command="ls"), after_digest=True)
+
+
+def test_a_sub_agent_without_a_description_is_not_quoted() -> None:
+    said = tell(done("Task", "The buffer batches messages."))
+    assert said == "I had a sub-agent handle a task; it reported: The buffer batches messages."
