@@ -298,9 +298,12 @@ def launch_label(tool_input: dict[str, Any]) -> str | None:
 
 def tool_output(content: Any) -> Any:
     """A tool result as events carry it: content blocks as their text, structured output (an
-    SDK hook's ``tool_response``) kept as JSON."""
+    SDK hook's ``tool_response``) kept as JSON, except a sub-agent's (``Task``), whose
+    ``content`` blocks are its report."""
     from monologue.digest import as_text
 
+    if isinstance(content, dict) and _text_blocks(content.get("content")):
+        return as_text(content["content"])
     if isinstance(content, dict | int | float | bool):
         try:
             json.dumps(content)
@@ -308,3 +311,11 @@ def tool_output(content: Any) -> Any:
             return str(content)
         return content
     return as_text(content)
+
+
+def _text_blocks(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(b, dict) and b.get("type") == "text" for b in value)
+    )

@@ -55,6 +55,8 @@ __all__ = ["Scene", "narrate"]
 _ROUTINE_RANK = {"edit": 2, "write": 2, "bash": 1}
 """Which routine steps a long stretch names first when it cannot name them all."""
 _AGAIN = re.compile(r"^(?:Again|Once more), ", re.IGNORECASE)
+_LISTED = 3
+"""Routine steps of different kinds one sentence names before counting the rest."""
 
 LIMITS = {"terse": (1, 1), "default": (1, 2), "verbose": (2, 4)}
 """Fewest and most sentences per preset."""
@@ -147,11 +149,14 @@ def _merge_routine(clauses: list[Clause]) -> list[Clause]:
         if len(group) < 2:
             continue
         shown = group
-        if len(group) > 3:  # edits and commands over reads and searches, in their order
-            kept = {id(clause) for clause in sorted(group, key=lambda c: -c.rank)[:3]}
+        # Edits and commands over reads and searches, in their order; a single step left
+        # over is named too, never "took 1 more step".
+        folded = len(group) > _LISTED + 1
+        if folded:
+            kept = {id(clause) for clause in sorted(group, key=lambda c: -c.rank)[:_LISTED]}
             shown = [clause for clause in group if id(clause) in kept]
         parts = [clause.listed for clause in shown]
-        if len(group) > 3:
+        if folded:
             more = sum(clause.weight for clause in group if id(clause) not in kept)
             parts.append(f"took {plural(more, 'more step')}")
         text = join_list(parts, limit=len(parts))

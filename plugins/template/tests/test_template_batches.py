@@ -55,6 +55,19 @@ def test_routine_steps_of_different_kinds_share_one_sentence() -> None:
         "(1 file matched) and took 2 more steps."
     )
     assert tell(*more, preset="terse") == 'I searched the web for "httpx retries".'
+    # One step left over is named, never "took 1 more step".
+    four = [*batch, done("LS", "x", path="src")]
+    assert tell(*four) == (
+        'I looked for files matching *.py (found 2), read a.py, searched for "retry" '
+        "(1 file matched) and listed the files in src."
+    )
+
+
+def test_an_mcp_tools_paragraph_of_input_is_not_quoted() -> None:
+    """A "thought" is the agent's prose ("Now let me verify..."), not a subject."""
+    thought = "Now let me verify what is in the main branch by checking the fixes.\n1. a"
+    batch = done("mcp__think__sequentialthinking", "{}", thought=thought, thoughtNumber=3)
+    assert tell(batch) == "I used sequentialthinking (think)."
 
 
 def test_the_test_suite_outcome_is_the_news() -> None:
