@@ -299,11 +299,16 @@ def launch_label(tool_input: dict[str, Any]) -> str | None:
 def tool_output(content: Any) -> Any:
     """A tool result as events carry it: content blocks as their text, structured output (an
     SDK hook's ``tool_response``) kept as JSON, except a sub-agent's (``Task``), whose
-    ``content`` blocks are its report."""
+    ``content`` blocks are its report, and a command's, whose ``stdout`` and ``stderr`` are
+    what it printed."""
     from monologue.digest import as_text
 
     if isinstance(content, dict) and _text_blocks(content.get("content")):
         return as_text(content["content"])
+    if isinstance(content, dict) and isinstance(content.get("stdout"), str):
+        # Bash's: what the command printed, as a transcript shows it.
+        printed = (content["stdout"], content.get("stderr"))
+        return "\n".join(part for part in printed if isinstance(part, str) and part)
     if isinstance(content, dict | int | float | bool):
         try:
             json.dumps(content)

@@ -151,3 +151,12 @@ def test_a_sub_agents_report_in_a_hook_log_is_its_text_not_json(
     events = list(claude.hooks.load_session(log) or [])
     (result,) = (e for e in events if e.type == "tool_result")
     assert result.data["output"] == "The limit is 3 in config.py."
+
+
+def test_a_commands_result_in_a_hook_log_is_what_it_printed() -> None:
+    from monologue_claude.convert import tool_output
+
+    printed = {"stdout": "2 failed, 3 passed", "stderr": "warning: slow", "interrupted": False}
+    assert tool_output(printed) == "2 failed, 3 passed\nwarning: slow"
+    assert tool_output({"stdout": "", "stderr": ""}) == ""
+    assert tool_output({"mode": "content", "numFiles": 0}) == {"mode": "content", "numFiles": 0}

@@ -63,9 +63,9 @@ def narrator_priority() -> int:
 
 @hookimpl
 def narrate(session: Session, events: list[Event], history: list[str], reason: str) -> str:
-    from .compose import narrate as compose
     from monologue.events import FOLDED_TYPE
 
+    from .compose import narrate as compose
     from .folded import with_folded
     from .tools import note_process_cwd
 

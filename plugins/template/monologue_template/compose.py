@@ -67,7 +67,8 @@ def narrate(scene: Scene, events: list[Event], reason: str) -> str:
     (a side request, a system reminder...) and the run goes on."""
     actions, notes = regroup(events, scene.memory)
     actions, cascade = cascade_clauses(scene, actions)
-    clauses = _action_clauses(scene, actions) + cascade + note_clauses(scene, notes)
+    failing = any(action.is_error for action in actions)
+    clauses = _action_clauses(scene, actions) + cascade + note_clauses(scene, notes, failing)
     if any(not action.running for action in actions):
         # "Let me check x" is stale once the batch tells what was done.
         clauses = [clause for clause in clauses if not clause.intention]

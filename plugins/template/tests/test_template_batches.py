@@ -88,7 +88,7 @@ def test_several_commands_with_a_failure_say_which_failed_and_why() -> None:
         done("Bash", "", command="ls"),
     ]
     assert tell(*batch) == (
-        "I ran 3 commands: `git branch --show-current`, `cat x.txt` and `ls`; 1 failed. "
+        "I ran `git branch --show-current`, `cat x.txt` and `ls`; 1 failed. "
         "When running `cat x.txt`, I got: cat: x.txt: No such file or directory."
     )
 
@@ -168,7 +168,7 @@ def test_sub_agent_failures_are_attributed_too() -> None:
     second = call("Bash", agent="tester", command="false")
     batch = [first, result(first, "a"), second, result(second, "exit code 1", True)]
     assert tell(*batch) == (
-        "The tester agent ran 2 commands: `ls` and `false`; 1 failed. "
+        "The tester agent ran `ls` and `false`; 1 failed. "
         "When running `false`, the tester agent got: exit code 1."
     )
 
@@ -293,7 +293,7 @@ def test_after_a_digest_a_result_whose_call_was_folded_is_not_counted_again() ->
     orphan = event("tool_result", tool_use_id="toolu_folded", tool_name="Bash", output="x")
     batch = [orphan, *done("Bash", "ok", command="git status"), *done("Bash", "ok", command="ls")]
     said = tell(*batch, after_digest=True)
-    assert said == "I ran 2 commands: `git status` and `ls`."
+    assert said == "I ran `git status` and `ls`."
     failed = event("tool_result", tool_use_id="toolu_f2", tool_name="Bash", output="Error",
                    is_error=True)  # fmt: skip
     assert "a command" in tell(failed, *done("Bash", "ok", command="ls"), after_digest=True)

@@ -129,7 +129,7 @@ def test_verbose_adds_details_and_progress() -> None:
     )
     events, _, facts = BATCHES["commands"]
     assert tell(events, preset="verbose", **facts) == (
-        "I ran 3 commands: `ls`, `false` and `pwd`; 1 failed. When running `false`, I got: x."
+        "I ran `ls`, `false` and `pwd`; 1 failed. When running `false`, I got: x."
     )
     said = tell(done("Bash", "ok", command="make", description="Build the wheel"), preset="verbose")
     assert said == "I ran `make`. That was to build the wheel."
