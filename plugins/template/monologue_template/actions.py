@@ -23,7 +23,7 @@ from monologue.digest import (
     is_declined,
     is_interruption,
 )
-from monologue.redact import redact, redact_text
+from monologue.redact import may_contain_secret, redact, redact_text
 
 from .tools import kind_of
 
@@ -190,6 +190,10 @@ _UNQUOTED = frozenset({"content", "old_string", "new_string", "edits", "new_sour
 
 def _redacted(tool: str | None, tool_input: dict[str, Any]) -> dict[str, Any]:
     if kind_of(tool, tool_input) not in ("write", "edit"):
+        # One search of the input's repr (as the pipeline's scrub does) instead of one per
+        # string: most inputs hold no secret.
+        if not may_contain_secret(repr(tool_input)):
+            return tool_input
         return redact(tool_input)  # type: ignore[no-any-return]
     kept = {key: value for key, value in tool_input.items() if key in _UNQUOTED}
     rest = redact({key: value for key, value in tool_input.items() if key not in _UNQUOTED})
