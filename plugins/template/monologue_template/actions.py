@@ -130,8 +130,8 @@ class Memory:
     def count_unrun(self, actions: list[Action]) -> None:
         """Count the calls that did not run (cancelled, declined), each once."""
         for action in actions:
-            if action.use_id in self.counted or not (action.cancelled or action.declined):
-                continue
+            if not (action.cancelled or action.declined) or action.use_id in self.counted:
+                continue  # (the bounded list is searched only for the few that did not run)
             self.cancelled += action.cancelled
             self.declined += action.declined and not action.cancelled
             self.counted = [*self.counted[-199:], action.use_id]
