@@ -55,6 +55,7 @@ __all__ = ["Scene", "narrate"]
 _ROUTINE_RANK = {"edit": 2, "write": 2, "bash": 1}
 """Which routine steps a long stretch names first when it cannot name them all."""
 _AGAIN = re.compile(r"^(?:Again|Once more), ", re.IGNORECASE)
+_INTERRUPTED = frozenset({"You interrupted me", "You interrupted me; I stopped"})
 _LISTED = 3
 """Routine steps of different kinds one sentence names before counting the rest."""
 
@@ -239,17 +240,27 @@ def _terse(ranked: list[Clause], said: set[str], variant: int) -> str:
     named = next((c for c in ranked if c.named and c.priority >= min(top.priority, WORK)), None)
     if top.named or named is None:
         return clamp_words(_fresh(top, said, short=True, start=variant), TERSE_WORDS)
-    # "I'm done after 12 tool calls" says little; "; 2 failed" is news of its own.
+    # "I'm done after 12 tool calls" and "You interrupted me" say little: what came last
+    # names the subject ("; 2 failed" is news of its own).
     if top.priority == ENDING and top.short.startswith("I'm done"):
-        latest = max((c for c in ranked if c.named and c.priority < ENDING), key=lambda c: c.last)
-        alone = latest.latest() if latest.latest is not None else ""
-        if names_subject(alone):  # one of a group: that step alone, not the group's first
-            latest = replace(latest, short=alone, latest=None)
-        step = lower_first(_fresh(latest, said, short=True, start=variant))
+        step = _last_step(ranked, said, variant, below=ENDING)
         return clamp_words(f"I'm done; last, {step}", TERSE_WORDS)
+    if top.short in _INTERRUPTED and any(c.named and c.priority < ERROR for c in ranked):
+        step = _last_step(ranked, said, variant, below=ERROR)
+        return clamp_words(f"{top.short}; last, {step}", TERSE_WORDS)
     if top.priority >= ERROR:
         return clamp_words(_fresh(top, said, short=True, start=variant), TERSE_WORDS)
     return clamp_words(_fresh(named, said, short=True, start=variant), TERSE_WORDS)
+
+
+def _last_step(ranked: list[Clause], said: set[str], variant: int, below: int) -> str:
+    """The latest step under priority ``below`` that names its subject, alone (not the
+    first of its group)."""
+    latest = max((c for c in ranked if c.named and c.priority < below), key=lambda c: c.last)
+    alone = latest.latest() if latest.latest is not None else ""
+    if names_subject(alone):
+        latest = replace(latest, short=alone, latest=None)
+    return lower_first(_fresh(latest, said, short=True, start=variant))
 
 
 def _fill(

@@ -199,3 +199,13 @@ def test_terse_last_names_the_latest_step_not_the_first_of_its_group() -> None:
         event("completion", result=""),
     ]
     assert tell(*batch, preset="terse", reason="final") == "I'm done; last, I ran `git push`."
+
+
+def test_terse_tells_an_interruption_with_the_step_it_cut_short() -> None:
+    batch = [
+        *done("Bash", "ok", command="make build"),
+        *done("Bash", "ok", command="tail -5 server.log"),
+        event("user_message", text="[Request interrupted by user]"),
+    ]
+    said = tell(*batch, preset="terse")
+    assert said == "You interrupted me; last, I ran `tail -5 server.log`."
