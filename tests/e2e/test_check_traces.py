@@ -1,8 +1,8 @@
 """Every narrative the template narrator tells of the shared traces, in every mode, passes
 the claim checker: `monologue check` finds nothing false, beyond the narratives listed in
 ``fixtures/check_known_false.json`` (a ratchet: each trace and mode may have at most that
-many false narratives, the known faults of the narration-truth issue still open; a new false
-narrative fails, and the list only ever shrinks). Each trace is replayed in-process
+many false narratives; empty since the last known faults of the narration-truth issue were
+fixed, and it only ever shrinks). Each trace is replayed in-process
 through the real readers, buffer, gate and recorder, with the live check off (so that what
 the template says is what is audited, not a safe replacement), then the recording is
 audited as `monologue check` does. ``pytest -s`` prints the totals per trace and mode.

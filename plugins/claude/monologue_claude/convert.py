@@ -298,9 +298,17 @@ def launch_label(tool_input: dict[str, Any]) -> str | None:
 
 def tool_output(content: Any) -> Any:
     """A tool result as events carry it: content blocks as their text, structured output (an
-    SDK hook's ``tool_response``) kept as JSON."""
+    SDK hook's ``tool_response``) kept as JSON, except a sub-agent's (``Task``), whose
+    ``content`` blocks are its report, and a command's, whose ``stdout`` and ``stderr`` are
+    what it printed."""
     from monologue.digest import as_text
 
+    if isinstance(content, dict) and _text_blocks(content.get("content")):
+        return as_text(content["content"])
+    if isinstance(content, dict) and isinstance(content.get("stdout"), str):
+        # Bash's: what the command printed, as a transcript shows it.
+        printed = (content["stdout"], content.get("stderr"))
+        return "\n".join(part for part in printed if isinstance(part, str) and part)
     if isinstance(content, dict | int | float | bool):
         try:
             json.dumps(content)
@@ -308,3 +316,11 @@ def tool_output(content: Any) -> Any:
             return str(content)
         return content
     return as_text(content)
+
+
+def _text_blocks(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(b, dict) and b.get("type") == "text" for b in value)
+    )

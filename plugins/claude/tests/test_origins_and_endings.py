@@ -130,3 +130,32 @@ def test_a_golden_recording_reads_its_messages_under_its_scenario(
     with pytest.raises(RecordingError) as caught:
         list(GoldenFile(broken))
     assert caught.value.problem.startswith("messages[2]: assistant message: message.content.0")
+
+
+def test_a_sub_agents_report_in_a_hook_log_is_its_text_not_json(
+    claude: PluginSandbox, tmp_path: Path
+) -> None:
+    """PostToolUse for Task carries ``{"content": [text blocks], "totalTokens": ...}``: the
+    result is the report's text, which the narrator quotes, never the raw JSON."""
+    base = {"session_id": "h2", "cwd": "/p", "tool_name": "Task", "tool_use_id": "toolu_T"}
+    report = {"content": [{"type": "text", "text": "The limit is 3 in config.py."}],
+              "totalTokens": 12}  # fmt: skip
+    payloads = [
+        {**base, "hook_event_name": "PreToolUse", "tool_input": {"description": "Find it"}},
+        {**base, "hook_event_name": "PostToolUse", "tool_response": report},
+        {"session_id": "h2", "cwd": "/p", "hook_event_name": "Stop"},
+    ]
+    log = tmp_path / "hooks.jsonl"
+    log.write_text("".join(json.dumps(payload) + "\n" for payload in payloads))
+    events = list(claude.hooks.load_session(log) or [])
+    (result,) = (e for e in events if e.type == "tool_result")
+    assert result.data["output"] == "The limit is 3 in config.py."
+
+
+def test_a_commands_result_in_a_hook_log_is_what_it_printed() -> None:
+    from monologue_claude.convert import tool_output
+
+    printed = {"stdout": "2 failed, 3 passed", "stderr": "warning: slow", "interrupted": False}
+    assert tool_output(printed) == "2 failed, 3 passed\nwarning: slow"
+    assert tool_output({"stdout": "", "stderr": ""}) == ""
+    assert tool_output({"mode": "content", "numFiles": 0}) == {"mode": "content", "numFiles": 0}

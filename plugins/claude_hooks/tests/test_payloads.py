@@ -36,8 +36,15 @@ def test_every_payload_becomes_events(path: Path) -> None:
             results += 1
             response = payload["tool_response"]
             output = result.data["output"]
-            # Objects are kept as JSON; strings and lists of content blocks become text.
-            if isinstance(response, dict):
+            # Objects are kept as JSON, but for a command's print-out and a sub-agent's
+            # report (text blocks); strings and lists of content blocks become text.
+            blocks = response.get("content") if isinstance(response, dict) else None
+            if isinstance(response, dict) and isinstance(response.get("stdout"), str):
+                printed = (response["stdout"], response.get("stderr"))
+                assert output == "\n".join(part for part in printed if part)
+            elif isinstance(response, dict) and isinstance(blocks, list) and blocks:
+                assert all(block["text"] in output for block in blocks)
+            elif isinstance(response, dict):
                 assert output == json.loads(json.dumps(response))
             elif isinstance(response, str):
                 assert output == response

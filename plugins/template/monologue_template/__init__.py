@@ -63,6 +63,8 @@ def narrator_priority() -> int:
 
 @hookimpl
 def narrate(session: Session, events: list[Event], history: list[str], reason: str) -> str:
+    from monologue.events import FOLDED_TYPE
+
     from .compose import narrate as compose
     from .folded import with_folded
     from .tools import note_process_cwd
@@ -70,6 +72,7 @@ def narrate(session: Session, events: list[Event], history: list[str], reason: s
     note_process_cwd()
     scene = scene_of(session)
     scene.history = list(history)
+    scene.after_digest = bool(events) and events[0].type == FOLDED_TYPE
     return with_folded(
         events,
         lambda batch: compose(scene, batch, reason),

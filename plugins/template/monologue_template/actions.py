@@ -23,7 +23,7 @@ from monologue.digest import (
     is_declined,
     is_interruption,
 )
-from monologue.redact import redact, redact_text
+from monologue.redact import may_contain_secret, redact, redact_text
 
 from .tools import kind_of
 
@@ -49,6 +49,9 @@ class Action:
     """Where its result came in the batch (``None``: earlier, or not yet)."""
     output: str | None = None
     is_error: bool = False
+    seen: bool = True
+    """Whether its call came in (this batch or an earlier one): a result alone is of a call
+    the core folded into a digest, which already counts it."""
     kind: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -127,8 +130,8 @@ class Memory:
     def count_unrun(self, actions: list[Action]) -> None:
         """Count the calls that did not run (cancelled, declined), each once."""
         for action in actions:
-            if action.use_id in self.counted or not (action.cancelled or action.declined):
-                continue
+            if not (action.cancelled or action.declined) or action.use_id in self.counted:
+                continue  # (the bounded list is searched only for the few that did not run)
             self.cancelled += action.cancelled
             self.declined += action.declined and not action.cancelled
             self.counted = [*self.counted[-199:], action.use_id]
@@ -152,10 +155,12 @@ def regroup(events: list[Event], memory: Memory) -> tuple[list[Action], list[Not
             use_id = str(data.get("tool_use_id"))
             action = actions.get(use_id)
             if action is None:
-                tool, tool_input, agent = calls.get(use_id, (None, {}, event.agent))
+                known = calls.get(use_id)
+                tool, tool_input, agent = known or (None, {}, event.agent)
                 action = actions[use_id] = Action(
                     data.get("tool_name") or tool, tool_input, agent, order, use_id
                 )
+                action.seen = known is not None
             calls.pop(use_id, None)
             action.ended = order
             # Raw: only what is quoted from an output is redacted, where it is quoted
@@ -185,6 +190,10 @@ _UNQUOTED = frozenset({"content", "old_string", "new_string", "edits", "new_sour
 
 def _redacted(tool: str | None, tool_input: dict[str, Any]) -> dict[str, Any]:
     if kind_of(tool, tool_input) not in ("write", "edit"):
+        # One search of the input's repr (as the pipeline's scrub does) instead of one per
+        # string: most inputs hold no secret.
+        if not may_contain_secret(repr(tool_input)):
+            return tool_input
         return redact(tool_input)  # type: ignore[no-any-return]
     kept = {key: value for key, value in tool_input.items() if key in _UNQUOTED}
     rest = redact({key: value for key, value in tool_input.items() if key not in _UNQUOTED})

@@ -45,6 +45,8 @@ class Bash(Kind):
             rest = len(names) - 3
             shown = [names[i] for i in sorted(kept)]
             return f"{len(actions)} commands: {', '.join(shown)} and {rest} more"
+        if len(set(names)) == len(names):  # all named: a count would add nothing
+            return join_list(names)
         return f"{len(actions)} commands: {join_list(names)}"
 
     def details(self, actions: list[Action], cwd: str | None) -> list[str]:
@@ -57,10 +59,11 @@ class Bash(Kind):
         self, actions: list[Action], obj: str, obj_short: str, reason: str
     ) -> tuple[str, str]:
         # A command that exits non-zero ran: it is not a command that "couldn't run".
-        if len(actions) > 1:
+        if all(_UNRUN.search(error_excerpt(a.output or "") or reason) for a in actions):
             return super().failed(actions, obj, obj_short, reason)
-        if _UNRUN.search(reason):
-            return super().failed(actions, obj, obj_short, reason)
+        if len(actions) > 1:  # some ran and failed: "tried", never "couldn't run"
+            done = super().failed(actions, obj, obj_short, reason)[0]
+            return done, f"tried to run {obj_short}; all {len(actions)} failed"
         code = _EXIT_CODE.match(actions[0].output or "")
         if code and reason == code.group(0):
             return f"ran {obj}; it exited with code {code.group(1)}", f"ran {obj_short}; it failed"
@@ -81,7 +84,7 @@ def _distinct(commands: list[str], limit: int) -> list[str]:
     different ``python3 -c "..."`` never become one string."""
     wanted = len(set(commands))
     for room in (limit, limit * 2, limit * 4):
-        names = [f"`{command_text(command, room)}`" for command in commands]
+        names = [f"`{command_text(c, room)}`" if c else "a command" for c in commands]
         if len(set(names)) == wanted:
             return names
     return names

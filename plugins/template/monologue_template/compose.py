@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .actions import Action, regroup
@@ -45,6 +46,8 @@ from .wording import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from monologue.events import Event
 
 __all__ = ["Scene", "narrate"]
@@ -52,6 +55,9 @@ __all__ = ["Scene", "narrate"]
 _ROUTINE_RANK = {"edit": 2, "write": 2, "bash": 1}
 """Which routine steps a long stretch names first when it cannot name them all."""
 _AGAIN = re.compile(r"^(?:Again|Once more), ", re.IGNORECASE)
+_INTERRUPTED = frozenset({"You interrupted me", "You interrupted me; I stopped"})
+_LISTED = 3
+"""Routine steps of different kinds one sentence names before counting the rest."""
 
 LIMITS = {"terse": (1, 1), "default": (1, 2), "verbose": (2, 4)}
 """Fewest and most sentences per preset."""
@@ -62,7 +68,8 @@ def narrate(scene: Scene, events: list[Event], reason: str) -> str:
     (a side request, a system reminder...) and the run goes on."""
     actions, notes = regroup(events, scene.memory)
     actions, cascade = cascade_clauses(scene, actions)
-    clauses = _action_clauses(scene, actions) + cascade + note_clauses(scene, notes)
+    failing = any(action.is_error for action in actions)
+    clauses = _action_clauses(scene, actions) + cascade + note_clauses(scene, notes, failing)
     if any(not action.running for action in actions):
         # "Let me check x" is stale once the batch tells what was done.
         clauses = [clause for clause in clauses if not clause.intention]
@@ -80,15 +87,19 @@ def narrate(scene: Scene, events: list[Event], reason: str) -> str:
 def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
     groups: dict[tuple[str, str, str, bool], list[Action]] = {}
     for action in actions:
+        if scene.after_digest and not action.seen and not action.is_error:
+            continue  # its call was folded into the digest, which counts it; nothing new
         kind = wording_kind(action)
-        tool = (action.tool or "") if kind == "other" else ""
+        # An unseen call's failure is its own clause: it must not add to a named group's count.
+        tool = (action.tool or "") if kind == "other" else "" if action.seen else "?"
         groups.setdefault((action.agent, kind, tool, action.running), []).append(action)
     clauses = []
     for (agent, kind, _, running), group in groups.items():
         phrase = KINDS[kind].phrase(group, scene.cwd)
         # Told where it happened: a finished step when it finished (a sub-agent's report
         # after its own steps), a running one when it started.
-        order = min(a.order if running or a.ended is None else a.ended for a in group)
+        told = [a.order if running or a.ended is None else a.ended for a in group]
+        order = min(told)
         failed = not running and KINDS[kind].all_failed(group)
         news = kind in ("tests", "task", "background") and not running
         priority = ERROR if failed else TESTS if news else WORK
@@ -105,6 +116,8 @@ def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
                 listed=phrase.listed,
                 named=names_subject(phrase.running_short if running else phrase.done_short),
                 rank=_ROUTINE_RANK.get(kind, 0),
+                end=max(told),
+                latest=_latest_step(kind, group, told, scene.cwd) if len(group) > 1 else None,
             )
         )
         failure = phrase.failure
@@ -118,6 +131,15 @@ def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
     return clauses
 
 
+def _latest_step(
+    kind: str, group: list[Action], told: list[int], cwd: str | None
+) -> Callable[[], str]:
+    """The short form of a group's latest step alone: "ran `git push`", not the group's
+    "ran `make build` and 2 more"."""
+    latest = group[told.index(max(told))]
+    return lambda: KINDS[kind].phrase([latest], cwd).done_short
+
+
 def _merge_routine(clauses: list[Clause]) -> list[Clause]:
     """One sentence for an agent's finished routine steps of different kinds: "I looked for
     files matching *.py (found 3), read a.py and searched for "retry" (1 file matched)."."""
@@ -129,11 +151,14 @@ def _merge_routine(clauses: list[Clause]) -> list[Clause]:
         if len(group) < 2:
             continue
         shown = group
-        if len(group) > 3:  # edits and commands over reads and searches, in their order
-            kept = {id(clause) for clause in sorted(group, key=lambda c: -c.rank)[:3]}
+        # Edits and commands over reads and searches, in their order; a single step left
+        # over is named too, never "took 1 more step".
+        folded = len(group) > _LISTED + 1
+        if folded:
+            kept = {id(clause) for clause in sorted(group, key=lambda c: -c.rank)[:_LISTED]}
             shown = [clause for clause in group if id(clause) in kept]
         parts = [clause.listed for clause in shown]
-        if len(group) > 3:
+        if folded:
             more = sum(clause.weight for clause in group if id(clause) not in kept)
             parts.append(f"took {plural(more, 'more step')}")
         text = join_list(parts, limit=len(parts))
@@ -215,14 +240,27 @@ def _terse(ranked: list[Clause], said: set[str], variant: int) -> str:
     named = next((c for c in ranked if c.named and c.priority >= min(top.priority, WORK)), None)
     if top.named or named is None:
         return clamp_words(_fresh(top, said, short=True, start=variant), TERSE_WORDS)
-    # "I'm done after 12 tool calls" says little; "; 2 failed" is news of its own.
+    # "I'm done after 12 tool calls" and "You interrupted me" say little: what came last
+    # names the subject ("; 2 failed" is news of its own).
     if top.priority == ENDING and top.short.startswith("I'm done"):
-        latest = max((c for c in ranked if c.named and c.priority < ENDING), key=lambda c: c.order)
-        step = lower_first(_fresh(latest, said, short=True, start=variant))
+        step = _last_step(ranked, said, variant, below=ENDING)
         return clamp_words(f"I'm done; last, {step}", TERSE_WORDS)
+    if top.short in _INTERRUPTED and any(c.named and c.priority < ERROR for c in ranked):
+        step = _last_step(ranked, said, variant, below=ERROR)
+        return clamp_words(f"{top.short}; last, {step}", TERSE_WORDS)
     if top.priority >= ERROR:
         return clamp_words(_fresh(top, said, short=True, start=variant), TERSE_WORDS)
     return clamp_words(_fresh(named, said, short=True, start=variant), TERSE_WORDS)
+
+
+def _last_step(ranked: list[Clause], said: set[str], variant: int, below: int) -> str:
+    """The latest step under priority ``below`` that names its subject, alone (not the
+    first of its group)."""
+    latest = max((c for c in ranked if c.named and c.priority < below), key=lambda c: c.last)
+    alone = latest.latest() if latest.latest is not None else ""
+    if names_subject(alone):
+        latest = replace(latest, short=alone, latest=None)
+    return lower_first(_fresh(latest, said, short=True, start=variant))
 
 
 def _fill(

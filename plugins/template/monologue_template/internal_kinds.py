@@ -5,17 +5,20 @@ background jobs, questions to the user, skills and slash commands ("I finished p
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from .actions import Action
 from .kind import Kind, Phrase, unique
 from .outcomes import suite_result
+from .tools import display_path, input_path
 from .wording import join_list, plural, quoted
 
-__all__ = ["Ask", "JobOutput", "Kill", "Plain", "Skill", "Slash", "Todo"]
+__all__ = ["Ask", "JobOutput", "Kill", "Plain", "Skill", "Slash", "Structured", "Todo"]
 
 _JOB_ID_KEYS = ("task_id", "bash_id", "shell_id", "agentId", "id")
 _STATUS = re.compile(r"<status>\s*(\w+)\s*</status>")
 _EXIT_CODE = re.compile(r"<exit_code>\s*(-?\d+)\s*</exit_code>")
+_PATH_KEYS = ("path", "file")
 
 
 class Plain(Kind):
@@ -33,6 +36,33 @@ class Plain(Kind):
             text = re.sub(r" ([,;])", r"\1", getattr(phrase, name))
             setattr(phrase, name, " ".join(text.split()))
         return phrase
+
+
+class Structured(Plain):
+    """The agent's final answer in a schema (the Agent SDK's StructuredOutput): named by the
+    file it is about when the answer says ("gave my structured answer about tasks.md")."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "give my structured answer", "gave my structured answer", "giving my structured answer"
+        )
+
+    def many(self, actions: list[Action], cwd: str | None, short: bool) -> str:
+        paths = unique([p for p in (_answer_path(a.input) for a in actions) if p])
+        return f"about {display_path(paths[0], cwd, short)}" if len(paths) == 1 else ""
+
+
+def _answer_path(answer: dict[str, Any]) -> str | None:
+    """A path the answer names at its top level or one level down (``metadata.sourcePath``)."""
+    for level in (answer, *(v for v in answer.values() if isinstance(v, dict))):
+        found = input_path(level) or next(
+            (v for k, v in level.items() if k.lower().endswith(_PATH_KEYS) and isinstance(v, str)
+             and v.strip()),
+            None,
+        )  # fmt: skip
+        if found:
+            return found
+    return None
 
 
 class Todo(Plain):

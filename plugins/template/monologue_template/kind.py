@@ -59,6 +59,14 @@ def unique(items: list[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
+_PROSE_WORDS = 12
+
+
+def _prose(value: str) -> bool:
+    """Free text (several lines, or more than a dozen words), not a name to quote."""
+    return "\n" in value.strip() or value.count(" ") >= _PROSE_WORDS
+
+
 class Kind:
     """A tool kind's wording; subclasses override what differs from the generic tool."""
 
@@ -70,8 +78,10 @@ class Kind:
         label = tool_label(action.tool)
         for key in (*SALIENT_KEYS, *action.input):
             value = action.input.get(key)
-            if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
-                continue  # raw JSON says nothing to a reader
+            if isinstance(value, str) and (value.lstrip()[:1] in ("{", "[") or _prose(value)):
+                continue  # raw JSON or a paragraph (an MCP tool's "thought") names nothing
+            if isinstance(value, int | float) and key not in SALIENT_KEYS:
+                continue  # "on 3" (a thoughtNumber) says nothing either
             if isinstance(value, str | int | float) and str(value).strip():
                 return f"{label} on {clip_middle(str(value), 24 if short else 50)}"
         return label

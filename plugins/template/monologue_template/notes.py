@@ -50,6 +50,8 @@ _INTENTION = re.compile(
     re.IGNORECASE,
 )
 _ENDINGS = frozenset({"completed", "interrupted", "failed", "cut_off"})
+_INFERENCE = re.compile(r",? (?:indicating|which (?:means|indicates|confirms)|confirming) that\b")
+_VERDICT = re.compile(r"\b(?:pass(?:es|ed)?|fixed|resolved|works|succeeded)\b", re.IGNORECASE)
 
 
 def asked(text: str, limit: int = 60) -> str:
@@ -84,10 +86,12 @@ def _result_sentence(subject: str, data: dict[str, Any]) -> tuple[str, bool]:
     return text, outcome == "failed"
 
 
-def note_clauses(scene: Scene, notes: list[Note]) -> list[Clause]:
+def note_clauses(scene: Scene, notes: list[Note], failing: bool = False) -> list[Clause]:
+    """``failing``: a tool result of the batch failed, so the agent's own verdicts ("the
+    check passes") are not repeated beside it: the outcomes told are the outputs'."""
     clauses = []
     for note in notes:
-        clause = _note_clause(scene, note)
+        clause = _note_clause(scene, note, failing)
         if clause is not None:
             clauses.append(clause)
     return clauses
@@ -97,12 +101,17 @@ def _said(text: str, priority: int, order: int, named: bool = False) -> Clause:
     return Clause(text, clamp_words(text, TERSE_WORDS), priority, order, None, named=named)
 
 
-def _note_clause(scene: Scene, note: Note) -> Clause | None:
+def _note_clause(scene: Scene, note: Note, failing: bool = False) -> Clause | None:
     who = subject_of(scene, note.agent)
     mine = who == "I"
     if note.type in ("text", "agent_update") and note.text.strip():
         said = first_sentence(humanize(note.text.strip()))
-        if not said:
+        # The agent's conclusions are its own ("…, indicating that the error is fixed"):
+        # what it saw is told, what it inferred is not.
+        seen = _INFERENCE.split(said, 1)
+        if len(seen) > 1:
+            said = seen[0].rstrip(" ,") + "."
+        if not said.strip(". ") or (failing and _VERDICT.search(said)):
             return None
         intention = _INTENTION.match(said) is not None
         said = own_words(said) if mine else said
@@ -157,7 +166,7 @@ def _user_clause(note: Note) -> Clause | None:
         outcome = task_outcome(note.text)
         return _said(outcome, TESTS, note.order, named=True) if outcome else None
     if origin == "command_output" and command_name(note.text):
-        text = f"You ran the {command_name(note.text)} command"
+        text = f"You ran the `{command_name(note.text)}` command"
         return _said(text, LOW, note.order, named=True)
     return None  # system reminders, side requests, a command's output
 

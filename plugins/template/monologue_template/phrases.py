@@ -12,7 +12,7 @@ from monologue.redact import redact_text
 from .actions import Action
 from .command_kinds import Background, Bash, Tests
 from .file_kinds import Edit, Listing, Read, Write
-from .internal_kinds import Ask, JobOutput, Kill, Plain, Skill, Slash, Todo
+from .internal_kinds import Ask, JobOutput, Kill, Plain, Skill, Slash, Structured, Todo
 from .kind import Kind, Phrase, listed, unique
 from .search_kinds import Glob, Grep, WebFetch, WebSearch
 from .tools import is_test_command
@@ -31,8 +31,8 @@ class Task(Kind):
     nouns = ("task", "tasks")
 
     def one(self, action: Action, cwd: str | None, short: bool) -> str:
-        text = action.input.get("description") or action.input.get("prompt") or "a task"
-        return quoted(str(text), 20 if short else 50)
+        text = action.input.get("description") or action.input.get("prompt")
+        return quoted(str(text), 20 if short else 50) if text else "a task"
 
     def phrase(self, actions: list[Action], cwd: str | None) -> Phrase:
         names = unique([self.one(action, cwd, False) for action in actions])
@@ -89,9 +89,7 @@ KINDS: dict[str, Kind] = {
     "plan_done": Plain("finish planning", "finished planning", "finishing planning"),
     "plan_start": Plain("start planning", "started planning", "starting to plan"),
     "todo_check": Plain("check my task list", "checked my task list", "checking my task list"),
-    "structured": Plain(
-        "give my structured answer", "gave my structured answer", "giving my structured answer"
-    ),
+    "structured": Structured(),
     "lsp": Plain(
         "query the language server", "queried the language server", "querying the language server"
     ),

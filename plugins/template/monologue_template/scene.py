@@ -12,6 +12,8 @@ from .actions import Memory
 from .wording import capitalize, clip, sentence
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from monologue.events import Event
 
 __all__ = [
@@ -50,6 +52,8 @@ class Scene:
     tool_errors: int = 0
     cwd: str | None = None
     memory: Memory = field(default_factory=Memory)
+    after_digest: bool = False
+    """The batch follows a digest of folded events (which counts their calls)."""
 
 
 @dataclass
@@ -72,6 +76,14 @@ class Clause:
     """The agent saying what it is about to do ("Let me run the tests")."""
     named: bool = False
     """It names a concrete subject (a file, a command, a URL...): terse prefers those."""
+    end: float | None = None
+    """Where its latest step happened (``None``: at ``order``), for "last, ..."."""
+    latest: Callable[[], str] | None = None
+    """The short form of its latest step alone, made only when asked (one of a group)."""
+
+    @property
+    def last(self) -> float:
+        return self.order if self.end is None else self.end
 
     def render(self, short: bool = False, variant: int = 0) -> str:
         body = self.short if short else self.text

@@ -170,7 +170,7 @@ def first_sentence(text: str, limit: int = 120) -> str:
     """The first real sentence of free text: prose before bullets, headings, labels and
     table rows, past a bare "Great!" and filler ("Now I have all the information I
     need."), with raw tags left out."""
-    prose: list[str] = []
+    prose = False
     rest: list[str] = []
     for raw in (_TAG.sub(" ", text) if "<" in text else text).splitlines():
         start = raw.lstrip()[:1]
@@ -181,16 +181,27 @@ def first_sentence(text: str, limit: int = 120) -> str:
             continue
         label = line.endswith(":") and len(line.split()) <= 6
         listed = _LISTED.match(raw) is not None
-        (rest if label or listed or len(line.split()) < 3 else prose).append(line)
-    for line in prose or rest:
-        parts = [part for part in split_sentences(line) if not _FILLER.match(part)]
-        # A real sentence, past a bare "Great!" ("Found main." is one).
-        chosen = next((part for part in parts if len(part.split()) >= 3), None) or next(
-            (part for part in parts if len(part.split()) == 2), None
-        )
+        if label or listed or len(line.split()) < 3:
+            rest.append(line)
+            continue
+        # Prose first, in order: the rest of a long text is read only when it must be.
+        prose = True
+        chosen = _real_sentence(line)
+        if chosen is not None:
+            return clip(chosen, limit).rstrip(":")
+    for line in () if prose else rest:
+        chosen = _real_sentence(line)
         if chosen is not None:
             return clip(chosen, limit).rstrip(":")
     return ""
+
+
+def _real_sentence(line: str) -> str | None:
+    """A real sentence of ``line``, past a bare "Great!" ("Found main." is one) and filler."""
+    parts = [part for part in split_sentences(line) if not _FILLER.match(part)]
+    return next((part for part in parts if len(part.split()) >= 3), None) or next(
+        (part for part in parts if len(part.split()) == 2), None
+    )
 
 
 def _may_be_markdown(line: str, start: str) -> bool:

@@ -55,6 +55,19 @@ def test_routine_steps_of_different_kinds_share_one_sentence() -> None:
         "(1 file matched) and took 2 more steps."
     )
     assert tell(*more, preset="terse") == 'I searched the web for "httpx retries".'
+    # One step left over is named, never "took 1 more step".
+    four = [*batch, done("LS", "x", path="src")]
+    assert tell(*four) == (
+        'I looked for files matching *.py (found 2), read a.py, searched for "retry" '
+        "(1 file matched) and listed the files in src."
+    )
+
+
+def test_an_mcp_tools_paragraph_of_input_is_not_quoted() -> None:
+    """A "thought" is the agent's prose ("Now let me verify..."), not a subject."""
+    thought = "Now let me verify what is in the main branch by checking the fixes.\n1. a"
+    batch = done("mcp__think__sequentialthinking", "{}", thought=thought, thoughtNumber=3)
+    assert tell(batch) == "I used sequentialthinking (think)."
 
 
 def test_the_test_suite_outcome_is_the_news() -> None:
@@ -75,7 +88,7 @@ def test_several_commands_with_a_failure_say_which_failed_and_why() -> None:
         done("Bash", "", command="ls"),
     ]
     assert tell(*batch) == (
-        "I ran 3 commands: `git branch --show-current`, `cat x.txt` and `ls`; 1 failed. "
+        "I ran `git branch --show-current`, `cat x.txt` and `ls`; 1 failed. "
         "When running `cat x.txt`, I got: cat: x.txt: No such file or directory."
     )
 
@@ -155,7 +168,7 @@ def test_sub_agent_failures_are_attributed_too() -> None:
     second = call("Bash", agent="tester", command="false")
     batch = [first, result(first, "a"), second, result(second, "exit code 1", True)]
     assert tell(*batch) == (
-        "The tester agent ran 2 commands: `ls` and `false`; 1 failed. "
+        "The tester agent ran `ls` and `false`; 1 failed. "
         "When running `false`, the tester agent got: exit code 1."
     )
 
@@ -272,3 +285,20 @@ def test_task_results_say_how_the_task_ended() -> None:
     )
     assert tell(failed) == "I failed task T2: the API timed out; it will be retried."
     assert tell(event("agent_result", outcome="partial")) == "I partly finished."
+
+
+def test_after_a_digest_a_result_whose_call_was_folded_is_not_counted_again() -> None:
+    """The digest counts the folded call: its lone result neither adds to "N commands" nor
+    reads as an empty command."""
+    orphan = event("tool_result", tool_use_id="toolu_folded", tool_name="Bash", output="x")
+    batch = [orphan, *done("Bash", "ok", command="git status"), *done("Bash", "ok", command="ls")]
+    said = tell(*batch, after_digest=True)
+    assert said == "I ran `git status` and `ls`."
+    failed = event("tool_result", tool_use_id="toolu_f2", tool_name="Bash", output="Error",
+                   is_error=True)  # fmt: skip
+    assert "a command" in tell(failed, *done("Bash", "ok", command="ls"), after_digest=True)
+
+
+def test_a_sub_agent_without_a_description_is_not_quoted() -> None:
+    said = tell(done("Task", "The buffer batches messages."))
+    assert said == "I had a sub-agent handle a task; it reported: The buffer batches messages."

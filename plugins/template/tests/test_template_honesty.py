@@ -182,3 +182,30 @@ def test_a_sub_agent_sent_to_the_background_has_started_not_reported() -> None:
     said = tell(done("Task", launched, description="Audit deps", run_in_background=True))
     assert said == 'I started a sub-agent on "Audit deps" in the background.'
     assert "reported" not in said and "handle" not in said
+
+
+def test_a_slash_command_the_user_ran_is_named_as_a_command() -> None:
+    typed = "<command-name>/mcp</command-name>\n<command-message>mcp</command-message>"
+    said = tell(event("user_message", text=typed, origin="command_output"), preset="terse")
+    assert said == "You ran the `/mcp` command."
+
+
+def test_terse_last_names_the_latest_step_not_the_first_of_its_group() -> None:
+    batch = [
+        *done("Bash", "ok", command="make build"),
+        *done("Read", "x", file_path="a.py"),
+        *done("Bash", "ok", command="npm ci"),
+        *done("Bash", "ok", command="git push"),
+        event("completion", result=""),
+    ]
+    assert tell(*batch, preset="terse", reason="final") == "I'm done; last, I ran `git push`."
+
+
+def test_terse_tells_an_interruption_with_the_step_it_cut_short() -> None:
+    batch = [
+        *done("Bash", "ok", command="make build"),
+        *done("Bash", "ok", command="tail -5 server.log"),
+        event("user_message", text="[Request interrupted by user]"),
+    ]
+    said = tell(*batch, preset="terse")
+    assert said == "You interrupted me; last, I ran `tail -5 server.log`."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from monologue_template.outcomes import SuiteResult, match_count, suite_result
+from template_scenes import done, tell, text
 
 UNITTEST_FAIL = """\
 ..F.E
@@ -89,3 +90,26 @@ def test_summary_phrases(summary: SuiteResult, phrase: str) -> None:
 )
 def test_match_counts(output: str, expected: tuple[int, str]) -> None:
     assert match_count(output) == expected
+
+
+def test_commands_that_ran_and_failed_are_not_told_as_unrun() -> None:
+    """``rm: "/" may not be removed`` ran and refused: "tried to run", never "couldn't run"
+    (kept for a command that never started)."""
+    batch = [
+        *done("Bash", 'rm: "/" may not be removed', True, command="rm -rf /"),
+        *done("Bash", "(eval):1: division by zero", True, command="echo $((1/0))"),
+    ]
+    said = tell(batch, preset="terse")
+    assert said.startswith("I tried to run `rm -rf /`") and "couldn't" not in said
+    unrun = done("Bash", "(eval):1: command not found: nope", True, command="nope")
+    assert tell(unrun, preset="terse").startswith("I couldn't run `nope`")
+
+
+def test_the_agents_inference_and_verdicts_beside_a_failure_are_not_repeated() -> None:
+    ran = done("Bash", "8.2", command="python3 t.py")
+    inferred = text("The script ran and the output was 8.2, indicating that the bug is fixed.")
+    assert "fixed" not in tell(*ran, inferred)
+    assert "the output was 8.2." in tell(*ran, inferred)
+    verdict = text("The type check passes. Now let's run the tests.")
+    crashed = done("Bash", "(eval):cd:1: no such file or directory: pkg", True, command="make x")
+    assert "passes" not in tell(verdict, *crashed)

@@ -129,7 +129,7 @@ def test_verbose_adds_details_and_progress() -> None:
     )
     events, _, facts = BATCHES["commands"]
     assert tell(events, preset="verbose", **facts) == (
-        "I ran 3 commands: `ls`, `false` and `pwd`; 1 failed. When running `false`, I got: x."
+        "I ran `ls`, `false` and `pwd`; 1 failed. When running `false`, I got: x."
     )
     said = tell(done("Bash", "ok", command="make", description="Build the wheel"), preset="verbose")
     assert said == "I ran `make`. That was to build the wheel."
@@ -143,3 +143,14 @@ def test_verbose_reports_what_a_sub_agent_found() -> None:
         'I had a sub-agent handle "Find it"; it reported: The limit is 3 in config.py. '
         "I'll say more as it happens."
     )
+
+
+def test_terse_ends_naming_the_structured_answers_file_after_one_tool_call() -> None:
+    """An Agent SDK run that only answers in a schema: the ending names what it was about,
+    never just "I'm done after 1 tool call"."""
+    batch = [
+        *done("StructuredOutput", "ok", metadata={"sourcePath": "/p/tests/tasks.md"}),
+        event("completion", result="Parsed."),
+    ]
+    said = tell(batch, reason="final", preset="terse", tool_calls=1)
+    assert said == "I'm done; last, I gave my structured answer about tasks.md."

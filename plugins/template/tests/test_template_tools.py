@@ -90,6 +90,11 @@ TODOS = [
             "I used create_issue (github) on Crash on start.",
         ),
         (done("mystery"), "I used mystery."),
+        (
+            done("StructuredOutput", "ok", metadata={"sourcePath": "/p/tests/tasks.md"}, tasks=[]),
+            "I gave my structured answer about /p/tests/tasks.md.",
+        ),
+        (done("StructuredOutput", "ok", tasks=[]), "I gave my structured answer."),
     ],
 )
 def test_each_known_tool_and_the_fallback_name_the_subject(

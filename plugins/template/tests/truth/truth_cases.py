@@ -342,7 +342,7 @@ CASES = [
             *run("Read", "y", file_path="/repo/lib/b.ex"),
         ],
         must=["a.ex"],
-        terse=["a.ex"],
+        terse=["b.ex"],
         must_not=["2 files."],
     ),
     Case(
@@ -372,5 +372,44 @@ CASES = [
         [*run("Read", "def main(): ...", file_path="src/app.py"), say("Found main.")],
         must=["src/app.py", "Found main"],
         terse=["app.py"],
+    ),
+    Case(
+        "the agent's inference is not told as a fact (shared SWE-agent trajectory)",
+        1,
+        [
+            *run("Bash", "8.2", command="python3 /repo/tests/missing_colon.py"),
+            say(
+                "The script ran successfully and the output was 8.2, indicating that the "
+                "syntax error has been fixed."
+            ),
+        ],
+        must=["missing_colon.py", "8.2"],
+        terse=["missing_colon.py"],
+        must_not=["fixed"],
+    ),
+    Case(
+        "commands that ran and failed are not told as unrun (shared stream-json)",
+        4,
+        [
+            *run("Bash", 'rm: "/" may not be removed', True, command="rm -rf /"),
+            *run("Bash", "(eval):1: division by zero", True, command="echo $((1/0))"),
+        ],
+        must=["rm -rf /"],
+        terse=["rm -rf /"],
+        must_not=["couldn't run"],
+    ),
+    Case(
+        "an MCP tool's paragraph of input is not quoted (shared hook log)",
+        6,
+        [
+            *run(
+                "mcp__think__sequentialthinking",
+                "{}",
+                thoughtNumber=3,
+                thought="Now let me verify what is in the main branch.\n1. Check it",
+            ),
+        ],
+        must=["sequentialthinking"],
+        must_not=["let me", "Let me", "on 3"],
     ),
 ]
