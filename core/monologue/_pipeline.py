@@ -43,6 +43,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from threading import get_ident
 from typing import Any, Final
 
 from .events import Event
@@ -105,18 +106,19 @@ class Pipeline:
             target=context.run, args=(self._run,), name=name, daemon=True
         )
         self._thread.start()
+        self._ident = self._thread.ident  # compared on every put: cheaper than the thread
 
     @property
     def on_thread(self) -> bool:
         """Whether the caller is the pipeline thread."""
-        return threading.current_thread() is self._thread
+        return get_ident() == self._ident
 
     # -- the emitting side ----------------------------------------------------------------
 
     def put(self, event: Event) -> bool:
         """Queue ``event`` (waiting for room if the queue is full); ``False`` once the
         pipeline has stopped taking items. On the pipeline thread, it runs at once."""
-        if threading.current_thread() is self._thread:
+        if get_ident() == self._ident:
             self._handle(event)
             return True
         with self._lock:
@@ -144,7 +146,7 @@ class Pipeline:
         pipeline thread itself); ``None`` once the pipeline has stopped. An exception of a
         call nobody ``awaited`` is logged, never lost."""
         call = _Call(fn, awaited)
-        if threading.current_thread() is self._thread:
+        if get_ident() == self._ident:
             self._run_call(call)
             return call
         with self._lock:
@@ -174,7 +176,7 @@ class Pipeline:
 
     def drain(self, deadline: float | None = None) -> bool:
         """Wait until every item put so far has run; ``False`` at ``deadline``."""
-        if threading.current_thread() is self._thread:
+        if get_ident() == self._ident:
             return True
         with self._lock:
             target = self._put
@@ -210,7 +212,7 @@ class Pipeline:
         self._ready.notify()
 
     def join(self, deadline: float) -> bool:
-        if threading.current_thread() is self._thread:
+        if get_ident() == self._ident:
             return False
         self._thread.join(max(0.0, deadline - time.monotonic()))
         return not self._thread.is_alive()
@@ -240,6 +242,7 @@ class Pipeline:
             with self._lock:
                 while not self._items:
                     if self._stopping:
+                        self._ident = None  # a later thread may be given the same ident
                         return
                     self._sleeping = True
                     self._ready.wait()
