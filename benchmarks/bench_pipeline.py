@@ -335,7 +335,7 @@ def sigkill_window(ctx: Context) -> list[Figure]:
             unit="events",
             note=f"worst of {runs} kills (median {sorted(lost)[len(lost) // 2]}); at "
             f"{rate:,.0f} events/s that is {worst / max(rate, 1) * 1e3:.0f} ms; documented: "
-            "64 events or 200 ms, plus what waits in the pipeline's queue",
+            "512 events or 200 ms, plus what waits in the pipeline's queue",
         )
     ]
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from ._helpers import describe_keys
@@ -197,6 +198,11 @@ class EventFlow:
             return event
         self.request_narration(reason)
         return event
+
+    def when_idle(self, fn: Callable[[], object]) -> None:
+        """Run ``fn`` on the pipeline thread each time it has run every event queued so far
+        (the recorder writes its waiting lines then). Call it from a hook."""
+        self._require_pipeline().when_idle(fn)
 
     def drain(self, timeout: float | None = None) -> bool:
         """Block until every event emitted so far has been through the pipeline (its hooks

@@ -17,13 +17,20 @@ import time
 
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _PAIRS = [_ALPHABET[i >> 5] + _ALPHABET[i & 31] for i in range(1024)]
-_SHIFTS = tuple(range(120, -1, -10))
+_PREFIX_SHIFTS = tuple(range(80, -1, -10))  # 88 bits: 48 of milliseconds, 40 random
 _RANDOM_MAX = (1 << 80) - 1
 ID_LENGTH = 26
 
 _lock = threading.Lock()
 _last_ms = -1
 _last_random = 0
+# The id's first 18 characters (the milliseconds and the random part's upper 40 bits) change
+# only with the millisecond or a carry, so they are encoded once and reused: an id then
+# costs 4 table lookups, not 13.
+_prefix_key = -1
+_prefix = ""
+_LOW_BITS = 40
+_LOW_MASK = (1 << _LOW_BITS) - 1
 # Ids need uniqueness, not secrecy: a PRNG seeded from the OS costs a fraction of a
 # getrandom() syscall per millisecond. Reseeded in forked children so that two processes
 # never draw the same sequence.
@@ -33,7 +40,7 @@ os.register_at_fork(after_in_child=lambda: _random.seed(os.urandom(16)))
 
 def new_id() -> str:
     """Return a new id that sorts after every id this process made before."""
-    global _last_ms, _last_random
+    global _last_ms, _last_random, _prefix_key, _prefix
     now_ms = time.time_ns() // 1_000_000
     with _lock:
         if now_ms <= _last_ms:
@@ -47,8 +54,16 @@ def new_id() -> str:
             # 79 bits leave room to count up within the millisecond.
             _last_random = _random.getrandbits(79)
         _last_ms = now_ms
-        value = (now_ms << 80) | _last_random
-    return "".join([_PAIRS[(value >> shift) & 1023] for shift in _SHIFTS])
+        low = _last_random & _LOW_MASK
+        key = (now_ms << _LOW_BITS) | (_last_random >> _LOW_BITS)
+        if key != _prefix_key:
+            _prefix_key = key
+            _prefix = "".join([_PAIRS[(key >> shift) & 1023] for shift in _PREFIX_SHIFTS])
+        prefix = _prefix
+    pairs = _PAIRS
+    return (
+        prefix + pairs[low >> 30] + pairs[(low >> 20) & 1023] + pairs[(low >> 10) & 1023]
+    ) + pairs[low & 1023]
 
 
 def id_timestamp_ms(event_id: str) -> int:

@@ -68,6 +68,10 @@ def start(session: Session) -> None:
     file = RecordingFile(recording_path(session.config, session.id), policy, budget)
     if file.open(header_line(session)):
         session.state[STATE_KEY] = file
+        if policy.window_s is not None:
+            # The window bounds how long a line waits while events keep coming; once the
+            # pipeline has caught up, waiting longer only delays readers (the viewer).
+            session.when_idle(file.flush)
         # `always` promises an event is on disk when emit returns: the one case where the
         # agent's thread waits for the pipeline (see Session.sync_writes).
         session.sync_writes = policy.fsync_each

@@ -52,7 +52,10 @@ class Policy:
     fsync_at_close: bool
 
 
-BATCH_EVENTS: Final = 64
+# Each write is a system call, and on a busy interpreter getting the GIL back after one can
+# wait a switch interval (5 ms) behind a narrator thread: so a backlog is written in large
+# batches, and a pipeline that has caught up writes at once (its idle callback).
+BATCH_EVENTS: Final = 512
 BATCH_BYTES: Final = 1 << 20
 BATCH_WINDOW_S: Final = 0.2
 
