@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from monologue import Session
-from monologue.config import MonologueConfig
+from monologue.settings import MonologueConfig
 from monologue.errors import RecordingError
 from monologue.events import Event
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from monologue import ConfigError, MonologueConfig, load_config
-from monologue.config import cli_overrides
+from monologue.settings import cli_overrides
 
 
 @pytest.fixture

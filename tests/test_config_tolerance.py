@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from monologue import ConfigError, MonologueConfig, emit, monologue
-from monologue.config import load_config
+from monologue.settings import load_config
 from monologue.testing import MockNarrator, PluginSandbox
 
 DEFAULTS = MonologueConfig()
@@ -21,7 +21,7 @@ def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [
         r.getMessage()
         for r in caplog.records
-        if r.name == "monologue.config" and r.levelno == logging.WARNING
+        if r.name == "monologue.settings" and r.levelno == logging.WARNING
     ]
 
 

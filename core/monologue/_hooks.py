@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ._sessions import Session
     from ._skills import SkillCall, SkillResult, SkillSpec
     from .checking import ClaimCheck
-    from .config import MonologueConfig
+    from .settings import MonologueConfig
     from .events import Event
     from .lines import LineParser
     from .plugins import MonologuePluginManager

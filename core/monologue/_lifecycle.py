@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ._pipeline import Pipeline
     from ._sessions import Session
     from ._worker import NarrationWorker
-    from .config import MonologueConfig
+    from .settings import MonologueConfig
     from .events import Event
 
 log = logging.getLogger("monologue.session")

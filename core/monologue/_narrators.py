@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ._narration import Narration
     from ._sessions import Session
     from .checking import ClaimCheck
-    from .config import MonologueConfig
+    from .settings import MonologueConfig
     from .events import Event
 
 NO_NARRATOR = frozenset({"none", "off"})

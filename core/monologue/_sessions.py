@@ -36,7 +36,7 @@ from ._lifecycle import Lifecycle, current
 from ._pending import PendingBuffer
 from ._pipeline import Pipeline
 from .checking import log_first_false
-from .config import MonologueConfig, load_config
+from .settings import MonologueConfig, load_config
 from .events import Event, Usage, utcnow
 
 if TYPE_CHECKING:

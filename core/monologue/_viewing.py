@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ._render import View
     from ._replay import ReplaySummary
     from ._streams import Spool
-    from .config import MonologueConfig
+    from .settings import MonologueConfig
 
 PROGRESS_MIN_BYTES = 256 << 10
 """Instant replays of files at least this big show a progress bar on a terminal."""
@@ -102,7 +102,7 @@ def session_options(fn: Callable[..., None]) -> Callable[..., None]:
 @contextmanager
 def configured(flags: SessionFlags) -> Iterator[MonologueConfig]:
     """Make the flags a configuration source, checking them before anything is read."""
-    from .config import cli_overrides, load_config
+    from .settings import cli_overrides, load_config
     from .errors import ConfigError
     from .recording import record_setting
 

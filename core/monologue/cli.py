@@ -225,7 +225,7 @@ def config_command(as_json: bool, as_lines: bool) -> None:
     Plugin settings are listed after the core's, each with the plugin that reads it. A bad
     value is reported in one line, naming the key, the value and where it came from.
     """
-    from .config import describe_settings
+    from .settings import describe_settings
     from .errors import ConfigError
 
     try:
@@ -271,7 +271,7 @@ def sessions_command(count: int | None, as_json: bool, as_lines: bool) -> None:
     shows it; -c record_dir=... or MONOLOGUE_RECORD_DIR changes it).
     """
     from ._catalog import list_sessions
-    from .config import load_config
+    from .settings import load_config
     from .errors import ConfigError
 
     try:

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
     from ._hooks import Hooks
     from ._sessions import Session
-    from .config import MonologueConfig
+    from .settings import MonologueConfig
     from .events import Event
 
 __all__ = [
@@ -205,7 +205,7 @@ def find_recording(target: str) -> Path:
     path = Path(target)
     if path.exists() or path.suffix or "/" in target:
         return path
-    from .config import load_config
+    from .settings import load_config
 
     folder = load_config().resolved_record_dir()
     exact = folder / f"{target}.jsonl"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from monologue import hookimpl
-from monologue.config import load_config
+from monologue.settings import load_config
 from monologue.errors import ConfigError, RecordingError, UnknownFormat
 from monologue.events import Event
 from monologue.lines import MAX_LINE_BYTES

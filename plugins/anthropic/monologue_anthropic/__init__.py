@@ -27,7 +27,7 @@ from .planner import plan as plan  # the `plan` hook; imports its work lazily
 
 if TYPE_CHECKING:
     from monologue import Narration, Session
-    from monologue.config import MonologueConfig
+    from monologue.settings import MonologueConfig
     from monologue.events import Event
 
 __all__ = ["adapt", "load_session", "narrate", "narrator_unavailable", "on_session_start"]

@@ -18,7 +18,7 @@ from monologue import hookimpl
 
 if TYPE_CHECKING:
     from monologue import Session
-    from monologue.config import MonologueConfig
+    from monologue.settings import MonologueConfig
 
 __all__ = ["TOOL_NAME", "plan"]
 
@@ -139,7 +139,7 @@ def _ask(context: PlanningContext, config: MonologueConfig, key: str) -> Any:
 @hookimpl
 def plan(session: Session | None, context: PlanningContext) -> Any:
     """A plan from Claude, or ``None`` (no key, API failure, invalid twice) to fall back."""
-    from monologue.config import load_config
+    from monologue.settings import load_config
 
     from .settings import api_key
     from .transport import NarrationError

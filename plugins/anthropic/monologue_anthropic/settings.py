@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from monologue.errors import ConfigError
 
 if TYPE_CHECKING:
-    from monologue.config import MonologueConfig
+    from monologue.settings import MonologueConfig
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 BASE_URL_ENV = "ANTHROPIC_BASE_URL"

@@ -20,7 +20,7 @@ from .policy import BufferState, decide
 
 if TYPE_CHECKING:
     from monologue import Session
-    from monologue.config import MonologueConfig
+    from monologue.settings import MonologueConfig
     from monologue.events import Event
 
 __all__ = [

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from monologue.errors import ConfigError
 
 if TYPE_CHECKING:
-    from monologue.config import MonologueConfig
+    from monologue.settings import MonologueConfig
 
 
 class BufferSettings(BaseModel):

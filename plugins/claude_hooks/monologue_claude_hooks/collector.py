@@ -170,7 +170,7 @@ class Collector:
             "cwd": payload.get("cwd"),
             "transcript_path": payload.get("transcript_path"),
         }
-        from monologue.config import load_config
+        from monologue.settings import load_config
 
         # The project's own settings (narrator, gate, record folder...), found from its cwd.
         cwd = payload.get("cwd")
@@ -348,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     with contextlib.suppress(OSError):
         os.nice(10)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(process)d %(message)s")
-    from monologue.config import load_config
+    from monologue.settings import load_config
 
     config = load_config(tolerant=True)
     speech = None

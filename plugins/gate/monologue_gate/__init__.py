@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from monologue import Session
-    from monologue.config import MonologueConfig
+    from monologue.settings import MonologueConfig
     from monologue.events import Event
 
     from .controller import Action, ControllerRunner, Decision

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from monologue.config import load_config
+from monologue.settings import load_config
 from monologue.digest import digest_events
 from monologue.events import Event
 from monologue.prompts import render_prompt

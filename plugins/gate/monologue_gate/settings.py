@@ -19,7 +19,7 @@ from monologue.errors import ConfigError
 from .policy import DEFAULT_WINDOW
 
 if TYPE_CHECKING:
-    from monologue.config import MonologueConfig
+    from monologue.settings import MonologueConfig
 
 Mode = Literal["assist", "strict", "llm"]
 MODES: tuple[Mode, ...] = ("assist", "strict", "llm")

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from monologue_gate import GateSettings
 
-from monologue.config import load_config
+from monologue.settings import load_config
 from monologue.errors import ConfigError
 from monologue.testing import PluginSandbox
 

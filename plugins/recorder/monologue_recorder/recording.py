@@ -18,7 +18,7 @@ from .writer import DEFAULT_POLICY, PLUGIN, POLICIES, Policy, RecordingFile
 
 if TYPE_CHECKING:
     from monologue import Session
-    from monologue.config import MonologueConfig
+    from monologue.settings import MonologueConfig
     from monologue.events import Event
 
 log = logging.getLogger("monologue.recorder")

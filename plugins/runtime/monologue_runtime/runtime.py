@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from monologue import Session, current
-from monologue.config import MonologueConfig, load_config
+from monologue.settings import MonologueConfig, load_config
 from monologue.errors import ConfigError
 from monologue.events import Event, utcnow
 

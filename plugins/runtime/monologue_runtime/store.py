@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from monologue.config import MonologueConfig, load_config
+from monologue.settings import MonologueConfig, load_config
 from monologue.events import utcnow
 
 from .errors import GraphLockTimeout, TaskGraphError

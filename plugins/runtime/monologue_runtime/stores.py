@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from monologue.config import MonologueConfig, load_config
+from monologue.settings import MonologueConfig, load_config
 from monologue.errors import ConfigError
 
 from .storage import TaskStore

@@ -24,7 +24,7 @@ from monologue_runtime.postgres import hide_password
 from monologue_runtime.testing import ThrowawayPostgres
 from monologue_runtime.transitions import claimed
 
-from monologue.config import load_config
+from monologue.settings import load_config
 from monologue.errors import ConfigError
 from monologue.testing import PluginSandbox
 

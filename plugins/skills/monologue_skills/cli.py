@@ -40,7 +40,7 @@ def _state_option(command: F) -> F:
 
 @contextmanager
 def _settings(tools_dir: Path | None) -> Iterator[None]:
-    from monologue.config import cli_overrides
+    from monologue.settings import cli_overrides
     from monologue.errors import MonologueError
 
     from . import settings

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from monologue.config import load_config
+from monologue.settings import load_config
 from monologue.errors import ConfigError
 
 from .runner import Limits

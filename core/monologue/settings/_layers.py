@@ -30,9 +30,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
-log = logging.getLogger("monologue.config")
+log = logging.getLogger("monologue.settings")
 
 __all__ = [
     "CONFIG_FILE_NAME",
