@@ -26,8 +26,8 @@ PROGRESS_MIN_BYTES = 256 << 10
 PRESETS = ("default", "terse", "verbose")
 
 
-def fail(message: str, code: int = 1) -> NoReturn:
-    click.echo(f"monologue: {message}", err=True)
+def fail(message: str, code: int = 1, *, prefix: bool = True) -> NoReturn:
+    click.echo(f"monologue: {message}" if prefix else message, err=True)
     raise SystemExit(code)
 
 
@@ -102,9 +102,9 @@ def session_options(fn: Callable[..., None]) -> Callable[..., None]:
 @contextmanager
 def configured(flags: SessionFlags) -> Iterator[MonologueConfig]:
     """Make the flags a configuration source, checking them before anything is read."""
-    from .settings import cli_overrides, load_config
     from .errors import ConfigError
-    from .recording import record_setting
+    from .plugins import get_plugin_manager
+    from .settings import cli_overrides, load_config
 
     values: dict[str, Any] = parse_settings(flags.settings)
     # A flag given stands over `-c`; one not given leaves `-c` standing.
@@ -114,10 +114,9 @@ def configured(flags: SessionFlags) -> Iterator[MonologueConfig]:
         values["record"] = True
     with cli_overrides(values):
         try:
-            config = load_config()
-            record_setting(config)
+            config = load_config(models=get_plugin_manager().hooks.settings_models())
         except ConfigError as exc:
-            fail(str(exc), 2)
+            fail(f"{click.get_current_context().command_path}: {exc}", 2, prefix=False)
         yield config
 
 

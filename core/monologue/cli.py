@@ -217,34 +217,47 @@ def plugins_command(as_json: bool, as_lines: bool, hook: str | None) -> None:
 
 
 @cli.command("config")
+@click.option(
+    "-c", "settings", metavar="KEY=VALUE", multiple=True, help="Set a value, as a flag would."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the settings as one JSON object.")
 @click.option("--nl", "as_lines", is_flag=True, help="Print one JSON object per setting.")
-def config_command(as_json: bool, as_lines: bool) -> None:
-    """Show the effective configuration and where each value comes from.
+def config_command(settings: tuple[str, ...], as_json: bool, as_lines: bool) -> None:
+    """Show every setting of the core and of each installed plugin: its value, where the value
+    comes from (default, a file, MONOLOGUE_<KEY>, flags) and the plugin that declares it.
 
-    Plugin settings are listed after the core's, each with the plugin that reads it. A bad
-    value is reported in one line, naming the key, the value and where it came from.
+    An unknown key (with a "did you mean") or a bad value is one line, exit 2.
     """
-    from .settings import describe_settings
+    from ._viewing import parse_settings
     from .errors import ConfigError
+    from .settings import cli_overrides, describe_settings
 
     try:
-        rows = describe_settings(load_plugins().hooks.plugin_settings)
+        with cli_overrides(parse_settings(settings)):
+            rows = describe_settings(load_plugins().hooks.settings_models())
     except ConfigError as exc:
-        click.echo(f"monologue: {exc}", err=True)
-        raise SystemExit(2) from None
+        raise _config_error(exc) from None
     if as_json or as_lines:
         shown = {
-            row.key: {"value": row.value, "source": row.source}
-            | ({"plugin": row.plugin} if row.plugin else {})
+            row.key: {
+                "value": row.value,
+                "source": row.source,
+                "plugin": row.plugin,
+                "description": row.description,
+            }
             for row in rows
         }
         print_json(shown, as_lines)
         return
     width = max(len(row.key) for row in rows)
     for row in rows:
-        owner = f" ({row.plugin})" if row.plugin else ""
-        click.echo(f"{row.key:<{width}} {row.value!s:<24} {row.source}{owner}")
+        click.echo(f"{row.key:<{width}}  {row.value!s:<24} {row.plugin:<12} {row.source}")
+
+
+def _config_error(exc: Exception) -> SystemExit:
+    """``monologue CMD: <problem>`` on standard error; exit 2, as for any usage error."""
+    click.echo(f"{click.get_current_context().command_path}: {exc}", err=True)
+    return SystemExit(2)
 
 
 SESSIONS_SHOWN = 20
@@ -271,14 +284,13 @@ def sessions_command(count: int | None, as_json: bool, as_lines: bool) -> None:
     shows it; -c record_dir=... or MONOLOGUE_RECORD_DIR changes it).
     """
     from ._catalog import list_sessions
-    from .settings import load_config
     from .errors import ConfigError
+    from .settings import load_config
 
     try:
         folder = load_config().resolved_record_dir()
     except ConfigError as exc:
-        click.echo(f"monologue: {exc}", err=True)
-        raise SystemExit(2) from None
+        raise _config_error(exc) from None
     rows = list_sessions(folder, count or None)
     if as_json or as_lines:
         print_json([row.model_dump(mode="json") for row in rows], as_lines)

@@ -1,0 +1,37 @@
+"""``PluginSettings``: the base of a plugin's settings model (imported on first use, so that
+``monologue --help`` never loads pydantic-settings)."""
+
+from __future__ import annotations
+
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+__all__ = ["PluginSettings"]
+
+
+class PluginSettings(BaseSettings):
+    """Subclass it with your fields and return the class from ``register_settings``.
+
+    Each field is one flat key of ``[tool.monologue]`` and one ``MONOLOGUE_<KEY>`` variable.
+    Set ``env_prefix="MONOLOGUE_<PLUGIN>_"`` to prefix your keys (``<plugin>_<field>``), or a
+    field's ``alias`` to give it any key. Unknown keys, bad values and the order of sources
+    are the core's business: the model validates, the core layers (see
+    :mod:`monologue.settings`), so ``YourSettings()`` alone is just the defaults.
+    """
+
+    model_config = SettingsConfigDict(
+        frozen=True, extra="forbid", env_prefix="MONOLOGUE_", populate_by_name=True
+    )
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # The core merges files, environment, flags and session arguments in one place
+        # (monologue.settings) and remembers each value's source; a model reading the
+        # environment itself would be a second, unlabelled source.
+        return (init_settings,)
