@@ -26,8 +26,8 @@ PROGRESS_MIN_BYTES = 256 << 10
 PRESETS = ("default", "terse", "verbose")
 
 
-def fail(message: str, code: int = 1, *, prefix: bool = True) -> NoReturn:
-    click.echo(f"monologue: {message}" if prefix else message, err=True)
+def fail(message: str, code: int = 1) -> NoReturn:
+    click.echo(f"monologue: {message}", err=True)
     raise SystemExit(code)
 
 
@@ -102,6 +102,7 @@ def session_options(fn: Callable[..., None]) -> Callable[..., None]:
 @contextmanager
 def configured(flags: SessionFlags) -> Iterator[MonologueConfig]:
     """Make the flags a configuration source, checking them before anything is read."""
+    from ._output import settings_failure
     from .errors import ConfigError
     from .plugins import get_plugin_manager
     from .settings import cli_overrides, load_config
@@ -116,7 +117,7 @@ def configured(flags: SessionFlags) -> Iterator[MonologueConfig]:
         try:
             config = load_config(models=get_plugin_manager().hooks.settings_models())
         except ConfigError as exc:
-            fail(f"{click.get_current_context().command_path}: {exc}", 2, prefix=False)
+            raise settings_failure(exc) from None
         yield config
 
 

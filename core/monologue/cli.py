@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from . import __version__
-from ._output import print_json
+from ._output import print_json, settings_failure
 
 if TYPE_CHECKING:
     from ._plugin_index import PluginIndex
@@ -236,7 +236,7 @@ def config_command(settings: tuple[str, ...], as_json: bool, as_lines: bool) -> 
         with cli_overrides(parse_settings(settings)):
             rows = describe_settings(load_plugins().hooks.settings_models())
     except ConfigError as exc:
-        raise _config_error(exc) from None
+        raise settings_failure(exc) from None
     if as_json or as_lines:
         shown = {
             row.key: {
@@ -252,12 +252,6 @@ def config_command(settings: tuple[str, ...], as_json: bool, as_lines: bool) -> 
     width = max(len(row.key) for row in rows)
     for row in rows:
         click.echo(f"{row.key:<{width}}  {row.value!s:<24} {row.plugin:<12} {row.source}")
-
-
-def _config_error(exc: Exception) -> SystemExit:
-    """``monologue CMD: <problem>`` on standard error; exit 2, as for any usage error."""
-    click.echo(f"{click.get_current_context().command_path}: {exc}", err=True)
-    return SystemExit(2)
 
 
 SESSIONS_SHOWN = 20
@@ -290,7 +284,7 @@ def sessions_command(count: int | None, as_json: bool, as_lines: bool) -> None:
     try:
         folder = load_config().resolved_record_dir()
     except ConfigError as exc:
-        raise _config_error(exc) from None
+        raise settings_failure(exc) from None
     rows = list_sessions(folder, count or None)
     if as_json or as_lines:
         print_json([row.model_dump(mode="json") for row in rows], as_lines)
