@@ -16,6 +16,7 @@ import click
 
 from . import __version__
 from ._output import print_json, settings_failure
+from .errors import ConfigError
 
 if TYPE_CHECKING:
     from ._plugin_index import PluginIndex
@@ -229,7 +230,6 @@ def config_command(settings: tuple[str, ...], as_json: bool, as_lines: bool) -> 
     An unknown key (with a "did you mean") or a bad value is one line, exit 2.
     """
     from ._viewing import parse_settings
-    from .errors import ConfigError
     from .settings import cli_overrides, describe_settings
 
     try:
@@ -278,7 +278,6 @@ def sessions_command(count: int | None, as_json: bool, as_lines: bool) -> None:
     shows it; -c record_dir=... or MONOLOGUE_RECORD_DIR changes it).
     """
     from ._catalog import list_sessions
-    from .errors import ConfigError
     from .settings import load_config
 
     try:
@@ -341,6 +340,10 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(exc.exit_code) from None
     except click.Abort:
         raise SystemExit(130) from None
+    except ConfigError as exc:  # a bad setting a command did not report itself
+        words = [arg for arg in (sys.argv[1:] if argv is None else argv) if arg[:1] != "-"]
+        click.echo(" ".join(["monologue", *words[:1]]) + f": {exc}", err=True)
+        raise SystemExit(2) from None
     except Exception as exc:
         if log.isEnabledFor(logging.DEBUG):  # -v
             raise
