@@ -130,6 +130,8 @@ def describe_settings(
 
 
 def _rows(plugin: str, config: MonologueConfig, values: BaseModel) -> list[SettingRow]:
+    from monologue.redact import redact
+
     effective = values.model_dump(by_alias=True)
     # The folders' defaults are computed; show what a session would use.
     effective.update(
@@ -141,7 +143,7 @@ def _rows(plugin: str, config: MonologueConfig, values: BaseModel) -> list[Setti
     return [
         SettingRow(
             key,
-            effective[name],
+            redact(effective[name]),
             config.source(key),
             plugin,
             fields[name].description or "",

@@ -81,6 +81,8 @@ def _problems(
 ) -> list[tuple[str, str]]:
     """``(input name, "key = value (from source): problem")`` per error; a cross-field error
     is blamed on each given setting its message names."""
+    from monologue.redact import redact  # only when a value is bad
+
     found = []
     for error in exc.errors(include_url=False):
         message = str(error["msg"]).removeprefix("Value error, ")
@@ -90,7 +92,8 @@ def _problems(
             found.append(("", f"invalid setting: {message} (from defaults)"))
         for name in blamed:
             key = key_of.get(name, name)
-            text = f"{key} = {values.get(name)!r} (from {sources.get(key, 'default')}): {message}"
+            source = sources.get(key, "default")
+            text = f"{key} = {redact(values.get(name))!r} (from {source}): {message}"
             found.append((name, text))
     return found
 
