@@ -119,7 +119,11 @@ def model_fields(source: Path, model: str) -> list[str]:
 
 @pytest.mark.parametrize(
     ("module", "model"),
-    [("settings/_layers.py", "MonologueConfig"), ("events.py", "Event"), ("events.py", "RecordingHeader")],
+    [
+        ("settings/_core.py", "MonologueConfig"),
+        ("events.py", "Event"),
+        ("events.py", "RecordingHeader"),
+    ],
 )
 def test_the_contract_names_every_pinned_field(module: str, model: str) -> None:
     contract = CONTRACT.read_text(encoding="utf-8")

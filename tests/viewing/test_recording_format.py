@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from monologue import hookimpl
-from monologue.settings import load_config
 from monologue.errors import ConfigError, RecordingError, UnknownFormat
 from monologue.events import Event
 from monologue.lines import MAX_LINE_BYTES
@@ -23,6 +22,7 @@ from monologue.recording import (
     record_setting,
     recording_path,
 )
+from monologue.settings import load_config
 from monologue.testing import PluginSandbox
 
 
@@ -60,7 +60,7 @@ def test_the_record_setting(value: object, expected: bool | None) -> None:
 
 
 def test_a_bad_record_setting_is_named() -> None:
-    with pytest.raises(ConfigError, match=r"record = 'maybe': must be true or false"):
+    with pytest.raises(ConfigError, match=r"record = 'maybe' \(from session\(\) arguments\): "):
         record_setting(load_config({"record": "maybe"}))
 
 

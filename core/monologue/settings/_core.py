@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from monologue._budget import DEFAULT_MAX_EVENT_BYTES, MIN_EVENT_BYTES
 from monologue.lines import MAX_LINE_BYTES
@@ -85,6 +85,12 @@ class MonologueConfig(BaseModel):
     _tolerant: bool = PrivateAttr(default=False)
     _plugins: dict[type[BaseModel], BaseModel] = PrivateAttr(default_factory=dict)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @field_validator("record", mode="before")
+    @classmethod
+    def _trimmed(cls, value: Any) -> Any:
+        # " FALSE " from a shell or a hand-written file is as clear as "false".
+        return value.strip() if isinstance(value, str) else value
 
     @model_validator(mode="after")
     def _sizes_in_order(self) -> MonologueConfig:
