@@ -23,7 +23,7 @@ from ._layers import CONFIG_FILE_NAME, ENV_PREFIX, NON_SETTING_ENV, cli_override
 from ._registry import CORE, SettingRow, describe_settings, load_config, owners
 
 if TYPE_CHECKING:
-    from ._plugin import PluginSettings
+    from ._plugin import PluginSettings, SettingsConfigDict
 
 __all__ = [
     "CONFIG_FILE_NAME",
@@ -34,6 +34,7 @@ __all__ = [
     "PluginSettings",
     "Preset",
     "SettingRow",
+    "SettingsConfigDict",
     "cli_overrides",
     "describe_settings",
     "load_config",
@@ -43,8 +44,8 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     # PEP 562: pydantic-settings loads only when a plugin's model is first needed.
-    if name == "PluginSettings":
-        from ._plugin import PluginSettings
+    if name in ("PluginSettings", "SettingsConfigDict"):
+        from . import _plugin
 
-        return PluginSettings
+        return getattr(_plugin, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

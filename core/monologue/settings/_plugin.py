@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-__all__ = ["PluginSettings"]
+__all__ = ["PluginSettings", "SettingsConfigDict"]
 
 
 class PluginSettings(BaseSettings):

@@ -10,9 +10,8 @@ from __future__ import annotations
 import os
 
 from pydantic import Field
-from pydantic_settings import SettingsConfigDict
 
-from monologue.settings import PluginSettings
+from monologue.settings import PluginSettings, SettingsConfigDict
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 BASE_URL_ENV = "ANTHROPIC_BASE_URL"

@@ -5,9 +5,8 @@
 from __future__ import annotations
 
 from pydantic import Field
-from pydantic_settings import SettingsConfigDict
 
-from monologue.settings import PluginSettings
+from monologue.settings import PluginSettings, SettingsConfigDict
 
 
 class BufferSettings(PluginSettings):

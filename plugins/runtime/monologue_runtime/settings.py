@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from pydantic import Field, field_validator
-from pydantic_settings import SettingsConfigDict
 
-from monologue.settings import PluginSettings
+from monologue.settings import PluginSettings, SettingsConfigDict
 
 DEFAULT_HEARTBEAT_TIMEOUT_S = 60.0
 DEFAULT_MAX_ATTEMPTS = 3
