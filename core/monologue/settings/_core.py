@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -19,10 +20,24 @@ from monologue.lines import MAX_LINE_BYTES
 
 from ._validate import validate
 
-__all__ = ["MonologueConfig", "Preset"]
+__all__ = ["MonologueConfig", "Preset", "Resolved"]
 
 Preset = Literal["default", "terse", "verbose"]
 M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass
+class Resolved:
+    """What a config was built from, and the plugin models resolved from it so far."""
+
+    given: dict[str, Any]
+    """Every value a source gave, by key (the last source's wins)."""
+    sources: dict[str, str]
+    """Each given key's source label."""
+    tolerant: bool
+    """Whether a bad value is warned about and defaulted (a session) or raised."""
+    models: dict[type[BaseModel], BaseModel] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 class MonologueConfig(BaseModel):
@@ -80,11 +95,8 @@ class MonologueConfig(BaseModel):
         None, description="Plugins' data folder (default: $XDG_DATA_HOME/monologue)."
     )
 
-    _given: dict[str, Any] = PrivateAttr(default_factory=dict)
-    _sources: dict[str, str] = PrivateAttr(default_factory=dict)
-    _tolerant: bool = PrivateAttr(default=False)
-    _plugins: dict[type[BaseModel], BaseModel] = PrivateAttr(default_factory=dict)
-    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    # One private attribute: each costs a trip through pydantic's __getattr__.
+    _resolved: Resolved = PrivateAttr(default_factory=lambda: Resolved({}, {}, False))
 
     @field_validator("record", mode="before")
     @classmethod
@@ -112,22 +124,23 @@ class MonologueConfig(BaseModel):
         A bad value behaves as it did for the core's settings: a session warns once and
         uses that setting's default; elsewhere it raises :class:`ConfigError`.
         """
-        found = self._plugins.get(model)
+        resolved = self._resolved
+        found = resolved.models.get(model)
         if found is None:
-            found = validate(model, self._given, self._sources, tolerant=self._tolerant)
-            with self._lock:
-                found = self._plugins.setdefault(model, found)
+            found = validate(model, resolved.given, resolved.sources, tolerant=resolved.tolerant)
+            with resolved.lock:
+                found = resolved.models.setdefault(model, found)
         assert isinstance(found, model)
         return found
 
     def given(self) -> dict[str, Any]:
         """Every value a source gave (any plugin's too), by key: the last source's wins."""
-        return dict(self._given)
+        return dict(self._resolved.given)
 
     def source(self, key: str) -> str:
         """Where ``key``'s value came from: a file, ``MONOLOGUE_<KEY>``, flags, a session's
         arguments, or ``default``."""
-        return self._sources.get(key, "default")
+        return self._resolved.sources.get(key, "default")
 
     def resolved_data_dir(self) -> Path:
         """``data_dir``, else ``$XDG_DATA_HOME/monologue`` (``~/.local/share/monologue``)."""

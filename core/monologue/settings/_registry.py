@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from monologue.errors import ConfigError
 
-from ._core import MonologueConfig
+from ._core import MonologueConfig, Resolved
 from ._layers import ENV_PREFIX, Layer, gather
 from ._validate import STRICT_HINT, env_name, keys, validate, warn_once
 
@@ -99,7 +99,7 @@ def load_config(
                 given[key] = value
                 sources[key] = f"env {layer.label(key)}" if layer.is_env else layer.label(key)
     config = validate(MonologueConfig, given, sources, tolerant=not strict)
-    config._given, config._sources, config._tolerant = given, sources, not strict
+    config._resolved = Resolved(given, sources, tolerant=not strict)
     for model in (models or {}).values():
         config.settings(model)  # a bad value is found (and warned about) now, not mid-run
     return config
