@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from monologue import Session
-from monologue.config import MonologueConfig
 from monologue.errors import RecordingError
 from monologue.events import Event
+from monologue.settings import MonologueConfig
 
 from .coverage import Coverage
 from .defaults import default_plugins

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 
-from monologue.config import MonologueConfig
+from monologue.settings import MonologueConfig
 
 from .harness import Context, Figure, median
 

@@ -72,7 +72,7 @@ def test_sessions_with_a_bad_setting(folder: Path) -> None:
     result = monologue("sessions", MONOLOGUE_MIN_BUFFER_SIZE="many")
     assert result.returncode == 2
     line = one_line(result)
-    assert line.startswith("monologue: invalid monologue configuration: min_buffer_size = 'many'")
+    assert line.startswith("monologue sessions: min_buffer_size = 'many' (from env MONOLOGUE_")
 
 
 def test_sessions_with_a_negative_count() -> None:
@@ -93,7 +93,7 @@ def test_plugins_with_an_unknown_hook() -> None:
 def test_config_with_a_bad_value() -> None:
     result = monologue("config", MONOLOGUE_HISTORY_SIZE="-")
     assert result.returncode == 2
-    assert one_line(result).startswith("monologue: invalid monologue configuration: history_size")
+    assert one_line(result).startswith("monologue config: history_size = '-' (from env MONOLOGUE_")
 
 
 def test_an_unknown_command() -> None:

@@ -18,7 +18,7 @@ CORE = REPO / "core" / "monologue"
 PUBLIC_MODULES = (
     "checking",
     "cli",
-    "config",
+    "settings",
     "digest",
     "errors",
     "events",

@@ -45,8 +45,8 @@ _LAZY = {
     "Event": "events",
     "RecordingHeader": "events",
     "Usage": "events",
-    "MonologueConfig": "config",
-    "load_config": "config",
+    "MonologueConfig": "settings",
+    "load_config": "settings",
     "Narration": "_narration",
     "Session": "_sessions",
     "current": "_sessions",
@@ -68,9 +68,9 @@ if TYPE_CHECKING:
     from ._narration import Narration
     from ._sessions import Session, current, session
     from ._skills import SkillCall, SkillResult, SkillSpec
-    from .config import MonologueConfig, load_config
     from .errors import ConfigError, MonologueError, NarratorUnavailable, RecordingError
     from .events import Event, RecordingHeader, Usage
+    from .settings import MonologueConfig, load_config
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

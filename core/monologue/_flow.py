@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ._hooks import Hooks
     from ._pending import PendingBuffer
     from ._sessions import Session, _Counts
-    from .config import MonologueConfig
+    from .settings import MonologueConfig
 
 log = logging.getLogger("monologue.session")
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _narrators
-from .errors import ConfigError, NotMyFormat, RecordingError, UnknownFormat
+from .errors import NotMyFormat, RecordingError, UnknownFormat
 
 if TYPE_CHECKING:
     import click
@@ -28,10 +28,10 @@ if TYPE_CHECKING:
     from ._sessions import Session
     from ._skills import SkillCall, SkillResult, SkillSpec
     from .checking import ClaimCheck
-    from .config import MonologueConfig
     from .events import Event
     from .lines import LineParser
     from .plugins import MonologuePluginManager
+    from .settings import MonologueConfig
 
 log = logging.getLogger("monologue.hooks")
 
@@ -53,6 +53,8 @@ class Hooks:
         self._generation = -1
         self._cache: dict[str, list[HookImpl]] = {}
         self._event_types_generation = -1
+        self._settings_generation = -1
+        self._settings_models: dict[str, type[BaseModel]] = {}
         self.errors: Counter[tuple[str, str]] = Counter()
         """Exceptions raised by implementations, by ``(plugin name, hook name)``."""
 
@@ -288,20 +290,21 @@ class Hooks:
 
         return _skill_router.execute(self, session, call, state)
 
-    def plugin_settings(self, config: MonologueConfig) -> dict[str, dict[str, Any]]:
-        """Each plugin's validated settings, by plugin; a :class:`ConfigError` propagates."""
-        found: dict[str, dict[str, Any]] = {}
-        for impl in self.impls("describe_settings"):
-            try:
-                answer = self.call_impl(impl, config=config)
-            except ConfigError:
-                raise
-            except Exception as exc:
-                self.report(impl.plugin_name, "describe_settings", exc)
-                continue
-            if answer:
-                found[impl.plugin_name] = dict(answer)
-        return found
+    def settings_models(self) -> dict[str, type[BaseModel]]:
+        """Each plugin's settings model (``register_settings``), by plugin; asked once per
+        change of the plugin set."""
+        if self._settings_generation != self._pm.generation:
+            found: dict[str, type[BaseModel]] = {}
+            for impl in self.impls("register_settings"):
+                try:
+                    model = self.call_impl(impl)
+                except Exception as exc:
+                    self.report(impl.plugin_name, "register_settings", exc)
+                    continue
+                if model is not None:
+                    found[impl.plugin_name] = model
+            self._settings_models, self._settings_generation = found, self._pm.generation
+        return self._settings_models
 
     # -- event types --------------------------------------------------------------------
 

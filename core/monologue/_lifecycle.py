@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from ._pipeline import Pipeline
     from ._sessions import Session
     from ._worker import NarrationWorker
-    from .config import MonologueConfig
     from .events import Event
+    from .settings import MonologueConfig
 
 log = logging.getLogger("monologue.session")
 

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from ._narration import Narration
     from ._sessions import Session
     from .checking import ClaimCheck
-    from .config import MonologueConfig
     from .events import Event
+    from .settings import MonologueConfig
 
 NO_NARRATOR = frozenset({"none", "off"})
 DEFAULT_SET = "monologue-default"

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-__all__ = ["print_json"]
+__all__ = ["print_json", "settings_failure"]
 
 
 def print_json(value: list[Any] | dict[str, Any], as_lines: bool = False) -> None:
@@ -20,3 +20,11 @@ def print_json(value: list[Any] | dict[str, Any], as_lines: bool = False) -> Non
     items = value if isinstance(value, list) else [{"key": k, **v} for k, v in value.items()]
     for item in items:
         click.echo(json.dumps(item, default=str))
+
+
+def settings_failure(exc: Exception) -> SystemExit:
+    """A bad setting in a command: ``monologue CMD: <problem>`` on standard error, exit 2
+    (raise what it returns)."""
+    words = click.get_current_context().command_path.split()[1:]
+    click.echo(" ".join(["monologue", *words]) + f": {exc}", err=True)
+    return SystemExit(2)

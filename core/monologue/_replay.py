@@ -286,7 +286,7 @@ class Driver:
 
     def _start(self, first: Event, agent: str) -> Session:
         from ._sessions import Session
-        from .config import load_config
+        from .settings import load_config
 
         settings = {**self.config, **({"narrator": "none"} if self.recorded else {})}
         config = load_config(settings)

@@ -36,8 +36,8 @@ from ._lifecycle import Lifecycle, current
 from ._pending import PendingBuffer
 from ._pipeline import Pipeline
 from .checking import log_first_false
-from .config import MonologueConfig, load_config
 from .events import Event, Usage, utcnow
+from .settings import MonologueConfig, load_config
 
 if TYPE_CHECKING:
     from ._hooks import Hooks
@@ -95,12 +95,14 @@ class Session(EventFlow, Lifecycle, EventHelpers):
     ) -> None:
         if not isinstance(agent, str) or not agent.strip():
             raise ValueError(f"session agent must be a non-empty string, got {agent!r}")
-        if config is None:
-            config = load_config(overrides, tolerant=True)
-        elif overrides:
-            config = load_config(
-                {**config.model_dump(exclude_unset=True), **overrides}, tolerant=True
-            )
+        self._pm = pm
+        self._hooks: Hooks | None = None
+        if config is None or overrides:
+            # Resolved once, here: every plugin's settings, never per event.
+            given = overrides
+            if config is not None:
+                given = {**config.given(), **config.model_dump(exclude_unset=True), **overrides}
+            config = load_config(given, models=self.hooks.settings_models(), tolerant=True)
         self.config = config
         self.agent = agent
         self.task_id = task_id
@@ -125,8 +127,6 @@ class Session(EventFlow, Lifecycle, EventHelpers):
         self.last_narrative_at: float | None = None
         """``time.monotonic()`` of the last delivered narrative."""
         self.narrator: str | None = None
-        self._pm = pm
-        self._hooks: Hooks | None = None
         self._status: Literal["new", "active", "closing", "closed"] = "new"
         self._worker: NarrationWorker | None = None
         self._pipeline: Pipeline | None = None

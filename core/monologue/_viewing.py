@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ._render import View
     from ._replay import ReplaySummary
     from ._streams import Spool
-    from .config import MonologueConfig
+    from .settings import MonologueConfig
 
 PROGRESS_MIN_BYTES = 256 << 10
 """Instant replays of files at least this big show a progress bar on a terminal."""
@@ -102,9 +102,10 @@ def session_options(fn: Callable[..., None]) -> Callable[..., None]:
 @contextmanager
 def configured(flags: SessionFlags) -> Iterator[MonologueConfig]:
     """Make the flags a configuration source, checking them before anything is read."""
-    from .config import cli_overrides, load_config
+    from ._output import settings_failure
     from .errors import ConfigError
-    from .recording import record_setting
+    from .plugins import get_plugin_manager
+    from .settings import cli_overrides, load_config
 
     values: dict[str, Any] = parse_settings(flags.settings)
     # A flag given stands over `-c`; one not given leaves `-c` standing.
@@ -114,10 +115,9 @@ def configured(flags: SessionFlags) -> Iterator[MonologueConfig]:
         values["record"] = True
     with cli_overrides(values):
         try:
-            config = load_config()
-            record_setting(config)
+            config = load_config(models=get_plugin_manager().hooks.settings_models())
         except ConfigError as exc:
-            fail(str(exc), 2)
+            raise settings_failure(exc) from None
         yield config
 
 

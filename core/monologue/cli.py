@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from . import __version__
-from ._output import print_json
+from ._output import print_json, settings_failure
+from .errors import ConfigError
 
 if TYPE_CHECKING:
     from ._plugin_index import PluginIndex
@@ -217,34 +218,40 @@ def plugins_command(as_json: bool, as_lines: bool, hook: str | None) -> None:
 
 
 @cli.command("config")
+@click.option(
+    "-c", "settings", metavar="KEY=VALUE", multiple=True, help="Set a value, as a flag would."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the settings as one JSON object.")
 @click.option("--nl", "as_lines", is_flag=True, help="Print one JSON object per setting.")
-def config_command(as_json: bool, as_lines: bool) -> None:
-    """Show the effective configuration and where each value comes from.
+def config_command(settings: tuple[str, ...], as_json: bool, as_lines: bool) -> None:
+    """Show every setting of the core and of each installed plugin: its value, where the value
+    comes from (default, a file, MONOLOGUE_<KEY>, flags) and the plugin that declares it.
 
-    Plugin settings are listed after the core's, each with the plugin that reads it. A bad
-    value is reported in one line, naming the key, the value and where it came from.
+    An unknown key (with a "did you mean") or a bad value is one line, exit 2.
     """
-    from .config import describe_settings
-    from .errors import ConfigError
+    from ._viewing import parse_settings
+    from .settings import cli_overrides, describe_settings
 
     try:
-        rows = describe_settings(load_plugins().hooks.plugin_settings)
+        with cli_overrides(parse_settings(settings)):
+            rows = describe_settings(load_plugins().hooks.settings_models())
     except ConfigError as exc:
-        click.echo(f"monologue: {exc}", err=True)
-        raise SystemExit(2) from None
+        raise settings_failure(exc) from None
     if as_json or as_lines:
         shown = {
-            row.key: {"value": row.value, "source": row.source}
-            | ({"plugin": row.plugin} if row.plugin else {})
+            row.key: {
+                "value": row.value,
+                "source": row.source,
+                "plugin": row.plugin,
+                "description": row.description,
+            }
             for row in rows
         }
         print_json(shown, as_lines)
         return
     width = max(len(row.key) for row in rows)
     for row in rows:
-        owner = f" ({row.plugin})" if row.plugin else ""
-        click.echo(f"{row.key:<{width}} {row.value!s:<24} {row.source}{owner}")
+        click.echo(f"{row.key:<{width}}  {row.value!s:<24} {row.plugin:<12} {row.source}")
 
 
 SESSIONS_SHOWN = 20
@@ -271,14 +278,12 @@ def sessions_command(count: int | None, as_json: bool, as_lines: bool) -> None:
     shows it; -c record_dir=... or MONOLOGUE_RECORD_DIR changes it).
     """
     from ._catalog import list_sessions
-    from .config import load_config
-    from .errors import ConfigError
+    from .settings import load_config
 
     try:
         folder = load_config().resolved_record_dir()
     except ConfigError as exc:
-        click.echo(f"monologue: {exc}", err=True)
-        raise SystemExit(2) from None
+        raise settings_failure(exc) from None
     rows = list_sessions(folder, count or None)
     if as_json or as_lines:
         print_json([row.model_dump(mode="json") for row in rows], as_lines)
@@ -335,6 +340,10 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(exc.exit_code) from None
     except click.Abort:
         raise SystemExit(130) from None
+    except ConfigError as exc:  # a bad setting a command did not report itself
+        words = [arg for arg in (sys.argv[1:] if argv is None else argv) if arg[:1] != "-"]
+        click.echo(" ".join(["monologue", *words[:1]]) + f": {exc}", err=True)
+        raise SystemExit(2) from None
     except Exception as exc:
         if log.isEnabledFor(logging.DEBUG):  # -v
             raise

@@ -27,20 +27,20 @@ from ._markers import hookspec
 
 if TYPE_CHECKING:
     import click
+    from pydantic import BaseModel
 
     from ._narration import Narration
     from ._sessions import Session
     from ._skills import SkillCall, SkillResult, SkillSpec
     from .checking import ClaimCheck
-    from .config import MonologueConfig
     from .events import Event
     from .lines import LineParser
+    from .settings import MonologueConfig
 
 __all__ = [
     "adapt",
     "check_narrative",
     "control",
-    "describe_settings",
     "execute_skill",
     "line_parser",
     "load_session",
@@ -58,6 +58,7 @@ __all__ = [
     "plan",
     "register_commands",
     "register_event_types",
+    "register_settings",
     "register_skills",
     "should_speak",
 ]
@@ -286,13 +287,14 @@ def line_parser(path: Path) -> LineParser | None:
 
 
 @hookspec
-def describe_settings(config: MonologueConfig) -> dict[str, Any] | None:
-    """Your plugin's settings in ``config``, validated: ``{key: effective value}``.
+def register_settings() -> type[BaseModel] | None:
+    """Your plugin's settings: one model (subclass :class:`monologue.settings.PluginSettings`),
+    each field one flat key of ``[tool.monologue]`` and one ``MONOLOGUE_<KEY>`` variable.
 
-    ``monologue config`` calls it to list plugin settings (with their defaults) beside the
-    core's and to check them. Raise :class:`~monologue.errors.ConfigError` naming the key
-    and the bad value, as at session start; it is printed as one line. Return ``None`` when
-    you have no settings.
+    The core layers every source into it, lists it in ``monologue config``, refuses keys no
+    model declares and handles a bad value (a session warns and uses the default, the CLI
+    errors). Read the values with ``session.config.settings(YourSettings)``. Import the
+    model inside this function, so that ``monologue --help`` stays fast.
     """
 
 

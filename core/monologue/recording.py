@@ -25,7 +25,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from ._budget import DEFAULT_MAX_EVENT_BYTES, MIN_EVENT_BYTES, TRUNCATED_KEY, fit_line
+from ._budget import DEFAULT_MAX_EVENT_BYTES, TRUNCATED_KEY, fit_line
 from ._reading import (
     HEADER_PREFIX,
     RecordingDecoder,
@@ -35,8 +35,7 @@ from ._reading import (
     read_recording,
 )
 from ._tail import LineTail, line_too_long
-from .errors import ConfigError, MonologueError
-from .lines import MAX_LINE_BYTES
+from .errors import MonologueError
 from .redact import may_contain_secret, redact
 
 if TYPE_CHECKING:
@@ -44,8 +43,8 @@ if TYPE_CHECKING:
 
     from ._hooks import Hooks
     from ._sessions import Session
-    from .config import MonologueConfig
     from .events import Event
+    from .settings import MonologueConfig
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
@@ -83,33 +82,13 @@ _FALSE = frozenset({"0", "false", "no", "off"})
 
 def record_setting(config: MonologueConfig) -> bool | None:
     """The ``record`` setting: ``None`` (unset: live sessions yes, replays no), True, False."""
-    value = config.option("record")
-    if value is None or isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    raise ConfigError(f"record = {value!r}: must be true or false")
+    return config.record
 
 
 def max_event_bytes(config: MonologueConfig) -> int:
     """The ``record_max_event_bytes`` setting: the most bytes one recorded event's line may
     take (default 1 MiB); longer events are cut to fit and say so (``data["_truncated"]``)."""
-    value = config.option("record_max_event_bytes", DEFAULT_MAX_EVENT_BYTES)
-    try:
-        limit = int(str(value).strip().replace("_", ""))
-    except ValueError:
-        raise ConfigError(
-            f"record_max_event_bytes = {value!r}: must be a number of bytes"
-        ) from None
-    if not MIN_EVENT_BYTES <= limit <= MAX_LINE_BYTES:
-        raise ConfigError(
-            f"record_max_event_bytes = {value!r}: must be between {MIN_EVENT_BYTES} and "
-            f"{MAX_LINE_BYTES} (what readers accept)"
-        )
-    return limit
+    return config.record_max_event_bytes
 
 
 def recording_path(config: MonologueConfig, session_id: str) -> Path:
@@ -205,7 +184,7 @@ def find_recording(target: str) -> Path:
     path = Path(target)
     if path.exists() or path.suffix or "/" in target:
         return path
-    from .config import load_config
+    from .settings import load_config
 
     folder = load_config().resolved_record_dir()
     exact = folder / f"{target}.jsonl"

@@ -9,7 +9,6 @@ import pytest
 from pytest_monologue import PluginSandbox
 
 from monologue import hookimpl
-from monologue.config import load_config
 from monologue.errors import ConfigError, RecordingError, UnknownFormat
 from monologue.events import Event
 from monologue.lines import MAX_LINE_BYTES
@@ -24,6 +23,7 @@ from monologue.recording import (
     record_setting,
     recording_path,
 )
+from monologue.settings import load_config
 
 
 def written(path: Path, sandbox: PluginSandbox, events: list[Event]) -> Path:
@@ -60,7 +60,7 @@ def test_the_record_setting(value: object, expected: bool | None) -> None:
 
 
 def test_a_bad_record_setting_is_named() -> None:
-    with pytest.raises(ConfigError, match=r"record = 'maybe': must be true or false"):
+    with pytest.raises(ConfigError, match=r"record = 'maybe' \(from session\(\) arguments\): "):
         record_setting(load_config({"record": "maybe"}))
 
 

@@ -317,12 +317,23 @@ def test_without_a_narrator_replay_says_how_to_see_something(
 def test_narrator_preset_and_settings_flags_reach_the_replayed_session(
     run_cli: Cli, recording: Path, recorder: PluginSandbox
 ) -> None:
+    from pydantic import Field
+
+    from monologue.settings import PluginSettings
+
+    class CaptureSettings(PluginSettings):
+        style: str = Field("rich")
+
     seen = set()
 
     class Capture:
         @hookimpl
+        def register_settings(self) -> type[CaptureSettings]:
+            return CaptureSettings
+
+        @hookimpl
         def narrate(self, session: Session) -> str:
-            seen.add((session.config.preset, session.config.option("style")))
+            seen.add((session.config.preset, session.config.settings(CaptureSettings).style))
             return "Noted."
 
     recorder.register(Capture(), "capture")

@@ -26,11 +26,20 @@ from .controller import control as control  # the `control` hook (gate = "llm")
 from .planner import plan as plan  # the `plan` hook; imports its work lazily
 
 if TYPE_CHECKING:
-    from monologue import Narration, Session
-    from monologue.config import MonologueConfig
-    from monologue.events import Event
+    from pydantic import BaseModel
 
-__all__ = ["adapt", "load_session", "narrate", "narrator_unavailable", "on_session_start"]
+    from monologue import Narration, Session
+    from monologue.events import Event
+    from monologue.settings import MonologueConfig
+
+__all__ = [
+    "adapt",
+    "load_session",
+    "narrate",
+    "narrator_unavailable",
+    "on_session_start",
+    "register_settings",
+]
 
 _NO_KEY = (
     "ANTHROPIC_API_KEY is not set: export your Anthropic API key, or choose "
@@ -50,19 +59,14 @@ def narrator_unavailable(config: MonologueConfig) -> str | None:
 
     if not os.environ.get("ANTHROPIC_API_KEY", "").strip():
         return _NO_KEY
-    from .settings import AnthropicSettings
-
-    # A bad anthropic_* setting fails the session's start, naming the key.
-    AnthropicSettings.from_config(config)
     return None
 
 
 @hookimpl
-def describe_settings(config: MonologueConfig) -> dict[str, Any]:
-    from .settings import PREFIX, AnthropicSettings
+def register_settings() -> type[BaseModel]:
+    from .settings import AnthropicSettings
 
-    settings = AnthropicSettings.from_config(config)
-    return {PREFIX + name: value for name, value in settings.model_dump().items()}
+    return AnthropicSettings
 
 
 @hookimpl

@@ -78,7 +78,7 @@ def control(session: Session, context: ControlContext) -> dict[str, Any] | None:
     if key is None:
         context.problem("anthropic: ANTHROPIC_API_KEY is not set")
         return None
-    settings = AnthropicSettings.from_config(session.config)
+    settings = session.config.settings(AnthropicSettings)
     request: dict[str, Any] = {
         "model": resolve_model(session.config.model),
         "max_tokens": _MAX_TOKENS,

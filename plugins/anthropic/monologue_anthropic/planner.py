@@ -18,7 +18,7 @@ from monologue import hookimpl
 
 if TYPE_CHECKING:
     from monologue import Session
-    from monologue.config import MonologueConfig
+    from monologue.settings import MonologueConfig
 
 __all__ = ["TOOL_NAME", "plan"]
 
@@ -29,7 +29,6 @@ _MAX_TOKENS = 2048
 _EVENTS = 30
 _EVENT_CHARS = 400
 _STATE_CHARS = 4000
-_TIMEOUT_S = 30.0
 
 
 class PlanningContext(Protocol):
@@ -88,7 +87,7 @@ def _ask(context: PlanningContext, config: MonologueConfig, key: str) -> Any:
     from .settings import AnthropicSettings
     from .transport import create_message
 
-    settings = AnthropicSettings.from_config(config)
+    settings = config.settings(AnthropicSettings)
     parts = _prompt(context, config)
     messages: list[dict[str, Any]] = [{"role": "user", "content": parts["user"]}]
     request: dict[str, Any] = {
@@ -104,7 +103,7 @@ def _ask(context: PlanningContext, config: MonologueConfig, key: str) -> Any:
         ],
         "tool_choice": {"type": "tool", "name": TOOL_NAME},
     }
-    deadline = time.monotonic() + float(config.option("planner_timeout_s", _TIMEOUT_S))
+    deadline = time.monotonic() + settings.planner_timeout_s
     for attempt in ("first", "repaired"):
         message = create_message(settings, key, {**request, "messages": messages}, deadline)
         candidate, use_id = _tool_input(message)
@@ -139,7 +138,7 @@ def _ask(context: PlanningContext, config: MonologueConfig, key: str) -> Any:
 @hookimpl
 def plan(session: Session | None, context: PlanningContext) -> Any:
     """A plan from Claude, or ``None`` (no key, API failure, invalid twice) to fall back."""
-    from monologue.config import load_config
+    from monologue.settings import load_config
 
     from .settings import api_key
     from .transport import NarrationError

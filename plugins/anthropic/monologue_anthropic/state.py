@@ -42,5 +42,5 @@ def settings_of(session: Session) -> AnthropicSettings:
 
     state = state_of(session)
     if state.settings is None:
-        state.settings = AnthropicSettings.from_config(session.config)
+        state.settings = session.config.settings(AnthropicSettings)
     return state.settings

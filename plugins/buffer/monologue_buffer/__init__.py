@@ -10,7 +10,7 @@ as the gate overrides it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from monologue import hookimpl
 
@@ -19,15 +19,16 @@ from monologue import hookimpl
 from .policy import BufferState, decide
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from monologue import Session
-    from monologue.config import MonologueConfig
     from monologue.events import Event
 
 __all__ = [
-    "describe_settings",
     "on_event",
     "on_narrative",
     "on_session_start",
+    "register_settings",
     "should_speak",
     "state_of",
 ]
@@ -42,24 +43,20 @@ def state_of(session: Session) -> BufferState:
         return state
     from .settings import BufferSettings
 
-    try:
-        settings = BufferSettings.from_config(session.config)
-    except Exception:
-        # Keep narrating with the defaults; the error is raised once, to be reported.
-        session.state[_STATE_KEY] = BufferState(BufferSettings())
-        raise
     config = session.config
-    by_size = "min_buffer_size" in config.model_fields_set and config.option("buffer_steps") is None
+    settings = config.settings(BufferSettings)
+    by_size = "min_buffer_size" in config.model_fields_set and config.source("buffer_steps") == (
+        "default"
+    )
     state = session.state[_STATE_KEY] = BufferState(settings, by_size=by_size)
     return state
 
 
 @hookimpl
-def describe_settings(config: MonologueConfig) -> dict[str, Any]:
+def register_settings() -> type[BaseModel]:
     from .settings import BufferSettings
 
-    settings = BufferSettings.from_config(config)
-    return {"buffer_steps": settings.steps, "buffer_intro": settings.intro}
+    return BufferSettings
 
 
 @hookimpl

@@ -14,11 +14,12 @@ from monologue import hookimpl
 
 if TYPE_CHECKING:
     import click
+    from pydantic import BaseModel
 
-    from monologue import MonologueConfig, Session
+    from monologue import Session
     from monologue.events import Event
 
-__all__ = ["describe_settings", "on_event", "register_commands", "register_event_types"]
+__all__ = ["on_event", "register_commands", "register_event_types", "register_settings"]
 
 _STATE = "claude_hooks.chapters"
 _SKIPPED = frozenset({"narrative", "narration_suppressed", "summary_refresh", "hint"})
@@ -33,50 +34,29 @@ def register_event_types(register: Callable[..., None]) -> None:
 
 
 @hookimpl
-def describe_settings(config: MonologueConfig) -> dict[str, Any]:
-    from monologue_hook import runtime_dir
+def register_settings() -> type[BaseModel]:
+    from .settings import ClaudeHooksSettings
 
-    from .chapters import DEFAULT_IDLE_S
-    from .collector import DEFAULT_IDLE_S as HOOK_IDLE_S
-    from .collector import DEFAULT_SERVE_PORT
-    from .haiku import DEFAULT_TIMEOUT_S as HAIKU_TIMEOUT_S
-
-    return {
-        "chapters": _chapters_on(config),
-        "chapter_idle_s": float(config.option("chapter_idle_s", DEFAULT_IDLE_S)),
-        "chapter_timeout_s": float(config.option("chapter_timeout_s", HAIKU_TIMEOUT_S)),
-        # Read by the hook client from MONOLOGUE_HOOK_DIR only: it parses no configuration.
-        "hook_dir": config.option("hook_dir") or runtime_dir(),
-        "hook_idle_s": float(config.option("hook_idle_s", HOOK_IDLE_S)),
-        "speak_command": config.option("speak_command") or "espeak-ng (or say on macOS)",
-        "hook_speak_wav_dir": config.option("hook_speak_wav_dir"),
-        "hook_serve_port": int(config.option("hook_serve_port", DEFAULT_SERVE_PORT)),
-    }
-
-
-def _chapters_on(config: MonologueConfig) -> bool:
-    value = config.option("chapters", True)
-    return (
-        value
-        if isinstance(value, bool)
-        else str(value).strip().lower() not in ("0", "false", "no", "off")
-    )
+    return ClaudeHooksSettings
 
 
 @hookimpl
 def on_event(session: Session, event: Event) -> None:
-    from .chapters import CHAPTER_TYPE, DEFAULT_IDLE_S, ChapterBuilder
+    from .chapters import CHAPTER_TYPE, ChapterBuilder
+    from .settings import ClaudeHooksSettings
 
     if event.type in _SKIPPED:
         return
     builder = session.state.get(_STATE)
     if builder is None:
-        if not _chapters_on(session.config):
+        settings = session.config.settings(ClaudeHooksSettings)
+        if not settings.chapters:
             session.state[_STATE] = False
             return
-        idle_s = float(session.config.option("chapter_idle_s", DEFAULT_IDLE_S))
         builder = session.state[_STATE] = ChapterBuilder(
-            session.agent, idle_s=idle_s, passive=_has_chapters(session.meta.get("replay_of"))
+            session.agent,
+            idle_s=settings.chapter_idle_s,
+            passive=_has_chapters(session.meta.get("replay_of")),
         )
     if builder is False:
         return

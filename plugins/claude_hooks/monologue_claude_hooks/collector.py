@@ -35,6 +35,9 @@ from monologue import hookimpl
 
 from .folder import Folder, lock
 from .payloads import HookPayloadError, HookSession, parse_payload
+from .settings import HOOK_IDLE_S as DEFAULT_IDLE_S
+from .settings import SERVE_PORT as DEFAULT_SERVE_PORT
+from .settings import ClaudeHooksSettings
 
 if TYPE_CHECKING:
     from monologue import Session
@@ -46,8 +49,6 @@ __all__ = ["DEFAULT_IDLE_S", "DEFAULT_SERVE_PORT", "Collector", "main"]
 
 log = logging.getLogger("monologue.claude_hooks")
 
-DEFAULT_IDLE_S = 1800.0
-DEFAULT_SERVE_PORT = 8765
 TAIL_MAX_BYTES = 1024 * 1024
 """``narratives.log`` is rotated (one old copy kept) past this size."""
 _QUEUE_CAP = 4096
@@ -170,7 +171,7 @@ class Collector:
             "cwd": payload.get("cwd"),
             "transcript_path": payload.get("transcript_path"),
         }
-        from monologue.config import load_config
+        from monologue.settings import load_config
 
         # The project's own settings (narrator, gate, record folder...), found from its cwd.
         cwd = payload.get("cwd")
@@ -348,23 +349,24 @@ def main(argv: list[str] | None = None) -> int:
     with contextlib.suppress(OSError):
         os.nice(10)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(process)d %(message)s")
-    from monologue.config import load_config
+    from monologue.settings import load_config
 
-    config = load_config(tolerant=True)
+    settings = load_config(tolerant=True).settings(ClaudeHooksSettings)
     speech = None
     if args.speak:
         from .speech import SpeechQueue, speak_command
 
-        wav_dir = config.option("hook_speak_wav_dir")
-        command = speak_command(config.option("speak_command"), Path(wav_dir) if wav_dir else None)
+        command = speak_command(settings.speak_command, settings.hook_speak_wav_dir)
         if command is None:
             log.warning("monologue-claude-hooks: --speak, but no espeak-ng nor say is installed")
         else:
             speech = SpeechQueue(command)
-    idle_s = float(config.option("hook_idle_s", DEFAULT_IDLE_S))
-    port = int(config.option("hook_serve_port", DEFAULT_SERVE_PORT))
     collector = Collector(
-        Folder.default(), idle_s=idle_s, speech=speech, serve=args.serve, serve_port=port
+        Folder.default(),
+        idle_s=settings.hook_idle_s,
+        speech=speech,
+        serve=args.serve,
+        serve_port=settings.hook_serve_port,
     )
     return collector.run()
 

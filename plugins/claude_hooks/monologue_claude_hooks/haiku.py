@@ -105,11 +105,13 @@ def _ask(session: Session, chapter: ChapterData, events: list[Event]) -> HaikuCh
     from monologue.prompts import render_parts
     from monologue.redact import redact_text
 
+    from .settings import ClaudeHooksSettings
+
     key = api_key()
     if key is None:
         raise _Fallback("ANTHROPIC_API_KEY is not set")
     config = session.config
-    settings = AnthropicSettings.from_config(config)
+    settings = config.settings(AnthropicSettings)
     parts = render_parts(
         "chapter.md",
         config.prompts_dir,
@@ -125,7 +127,7 @@ def _ask(session: Session, chapter: ChapterData, events: list[Event]) -> HaikuCh
         "system": parts["system"],
         "messages": [{"role": "user", "content": redact_text(parts["user"])}],
     }
-    timeout_s = float(config.option("chapter_timeout_s", DEFAULT_TIMEOUT_S))
+    timeout_s = config.settings(ClaudeHooksSettings).chapter_timeout_s
     # The SDK's import and client (once per process, seconds on a busy machine) before the
     # clock starts: the deadline is for Haiku's answer.
     get_client(key, settings.resolved_base_url())

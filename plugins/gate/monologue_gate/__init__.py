@@ -17,12 +17,11 @@ Jinja2) load on first use, so ``monologue --help`` stays light.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from monologue import hookimpl, lazy_exports
 
 from .policy import SPEAK_EVENTS, SPEAK_HINTS, SUBAGENT_TOOLS, decide
-from .settings import GateSettings
 from .watchdog import (
     Clock,
     MonotonicClock,
@@ -35,13 +34,15 @@ from .watchdog import (
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from pydantic import BaseModel
+
     from monologue import Session
-    from monologue.config import MonologueConfig
     from monologue.events import Event
 
     from .controller import Action, ControllerRunner, Decision
     from .gate import GateState
     from .llm import ControlRequest
+    from .settings import GateSettings
     from .summaries import StoredSummary, load_summary, persist_summary, rolling_summary
 
 __all__ = [
@@ -73,6 +74,7 @@ _LAZY = {
     "ControlRequest": "llm",
     "ControllerRunner": "controller",
     "Decision": "controller",
+    "GateSettings": "settings",
     "GateState": "gate",
     "StoredSummary": "summaries",
     "load_summary": "summaries",
@@ -106,24 +108,18 @@ def register_event_types(register: Callable[..., None]) -> None:
 
 
 @hookimpl
-def describe_settings(config: MonologueConfig) -> dict[str, Any]:
-    settings = GateSettings.from_config(config)
-    return {
-        "gate": settings.mode,
-        "idle_interval_s": settings.idle_interval_s,
-        "gate_window": settings.window,
-        "controller_timeout_s": settings.controller_timeout_s,
-    }
+def register_settings() -> type[BaseModel]:
+    from .settings import GateSettings
+
+    return GateSettings
 
 
 @hookimpl
 def on_session_start(session: Session) -> None:
-    # A bad setting is reported by the core against this plugin; the session goes on ungated
-    # (False marks it, so the error is not raised again on every event).
-    session.state["gate"] = False
-    settings = GateSettings.from_config(session.config)
     from .gate import GateState
+    from .settings import GateSettings
 
+    settings = session.config.settings(GateSettings)
     session.state["gate"] = GateState(session, settings, shared_watchdog())
 
 

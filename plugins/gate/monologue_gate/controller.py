@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from monologue.config import load_config
 from monologue.digest import digest_events
 from monologue.events import Event
 from monologue.prompts import render_prompt
+from monologue.settings import load_config
 
 from . import policy, watchdog
 from .live import MAX_EVENTS, Conversation, TriggerWindow

@@ -8,22 +8,26 @@ Reading recordings back (``monologue replay``, ``watch`` and ``log``) is the cor
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from monologue import hookimpl
 
-from .recording import finish, record, settings, start
+from .recording import finish, record, start
 
 if TYPE_CHECKING:
-    from monologue import MonologueConfig, Session
+    from pydantic import BaseModel
+
+    from monologue import Session
     from monologue.events import Event
 
-__all__ = ["describe_settings", "on_complete", "on_event", "on_session_start"]
+__all__ = ["on_complete", "on_event", "on_session_start", "register_settings"]
 
 
 @hookimpl
-def describe_settings(config: MonologueConfig) -> dict[str, Any]:
-    return settings(config)
+def register_settings() -> type[BaseModel]:
+    from .settings import RecorderSettings
+
+    return RecorderSettings
 
 
 @hookimpl

@@ -9,17 +9,16 @@ Each recorded session has a :class:`~monologue_recorder.writer.RecordingFile` in
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
-from monologue.errors import ConfigError
 from monologue.recording import header_line, max_event_bytes, record_setting, recording_path
 
-from .writer import DEFAULT_POLICY, PLUGIN, POLICIES, Policy, RecordingFile
+from .writer import POLICIES, Policy, RecordingFile
 
 if TYPE_CHECKING:
     from monologue import Session
-    from monologue.config import MonologueConfig
     from monologue.events import Event
+    from monologue.settings import MonologueConfig
 
 log = logging.getLogger("monologue.recorder")
 
@@ -27,24 +26,10 @@ STATE_KEY: Final = "recorder"
 
 
 def policy_for(config: MonologueConfig) -> Policy:
-    """The ``durability`` setting, validated."""
-    value = config.option("durability", DEFAULT_POLICY)
-    policy = POLICIES.get(str(value).strip().lower())
-    if policy is None:
-        raise ConfigError(
-            f"durability = {value!r} ({PLUGIN} setting): must be one of {', '.join(POLICIES)}"
-        )
-    return policy
+    """The ``durability`` setting's policy."""
+    from .settings import RecorderSettings
 
-
-def settings(config: MonologueConfig) -> dict[str, Any]:
-    """This plugin's settings in ``config``, validated (for ``monologue config``)."""
-    record = record_setting(config)
-    return {
-        "record": "live sessions only" if record is None else record,
-        "durability": policy_for(config).name,
-        "record_max_event_bytes": max_event_bytes(config),
-    }
+    return POLICIES[config.settings(RecorderSettings).durability]
 
 
 def wants_recording(session: Session) -> bool:
@@ -57,14 +42,10 @@ def wants_recording(session: Session) -> bool:
 
 def start(session: Session) -> None:
     """Open the session's recording and write its header (``on_session_start``)."""
-    try:
-        if not wants_recording(session):
-            return
-        policy = policy_for(session.config)
-        budget = max_event_bytes(session.config)
-    except ConfigError as exc:
-        log.error("%s: %s; session %s is not recorded", PLUGIN, exc, session.id)
+    if not wants_recording(session):
         return
+    policy = policy_for(session.config)
+    budget = max_event_bytes(session.config)
     file = RecordingFile(recording_path(session.config, session.id), policy, budget)
     if file.open(header_line(session)):
         session.state[STATE_KEY] = file

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     import click
+    from pydantic import BaseModel
 
     from .agent import BaseAgent, TaskFailed
     from .errors import (
@@ -102,6 +103,13 @@ _LAZY = {
     "TaskStore": "storage",
     "open_store": "stores",
 }
+
+
+@hookimpl
+def register_settings() -> type[BaseModel]:
+    from .settings import RuntimeSettings
+
+    return RuntimeSettings
 
 
 @hookimpl

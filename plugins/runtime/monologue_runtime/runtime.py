@@ -21,19 +21,18 @@ from pathlib import Path
 from typing import Any
 
 from monologue import Session, current
-from monologue.config import MonologueConfig, load_config
 from monologue.errors import ConfigError
 from monologue.events import Event, utcnow
+from monologue.settings import load_config
 
 from .guardrails import check_internal
 from .models import AgentError, AgentResult, AgentTask, TaskStatus
 from .payloads import AgentUpdatePayload
+from .settings import RuntimeSettings
 from .storage import Change, ClaimRules, TaskStore
 from .stores import open_store
 
 DEFAULT_HEARTBEAT_INTERVAL_S = 10.0
-DEFAULT_HEARTBEAT_TIMEOUT_S = 60.0
-DEFAULT_MAX_ATTEMPTS = 3
 
 
 class AgentRuntime:
@@ -68,20 +67,14 @@ class AgentRuntime:
         session = session if session is not None else current()
         if session is not None and session.closed:
             raise ValueError(f"session {session.id} ({session.agent!r}) is already closed")
-        config = session.config if session is not None else load_config()
+        # The agent's side: a bad setting is warned about and runs on its default.
+        config = session.config if session is not None else load_config(tolerant=True)
+        settings = config.settings(RuntimeSettings)
         self.agent_id = agent_id
         self.agent_type = agent_type
-        self.max_attempts = int(
-            _setting(
-                config, "runtime_max_attempts", DEFAULT_MAX_ATTEMPTS, int, max_attempts=max_attempts
-            )
-        )
-        self.heartbeat_timeout = _setting(
-            config,
-            "runtime_heartbeat_timeout_s",
-            DEFAULT_HEARTBEAT_TIMEOUT_S,
-            float,
-            heartbeat_timeout=heartbeat_timeout,
+        self.max_attempts = int(_argument(settings.max_attempts, int, max_attempts=max_attempts))
+        self.heartbeat_timeout = _argument(
+            settings.heartbeat_timeout_s, float, heartbeat_timeout=heartbeat_timeout
         )
         if not (0 < heartbeat_interval < self.heartbeat_timeout):
             raise ValueError(
@@ -279,24 +272,18 @@ class AgentRuntime:
         ]
 
 
-def _setting(
-    config: MonologueConfig,
-    key: str,
-    default: float,
-    kind: type[int] | type[float],
-    **argument: Any,
-) -> float:
-    """A positive number from the one keyword argument if given, else the config key, else
-    the default."""
+def _argument(configured: float, kind: type[int] | type[float], **argument: Any) -> float:
+    """A positive number from the one keyword argument if given, else the configured one
+    (already checked by the settings model)."""
     ((name, given),) = argument.items()
-    source = f"argument {name}" if given is not None else f"config key {key}"
-    value = given if given is not None else config.option(key, default)
+    if given is None:
+        return configured
     try:
-        number = kind(value)
+        number = kind(given)
     except (TypeError, ValueError):
         number = math.nan
-    if isinstance(value, bool) or not number > 0 or not math.isfinite(number):
-        raise ConfigError(f"{source} must be a positive {kind.__name__}, got {value!r}")
-    if kind is int and number != float(value):
-        raise ConfigError(f"{source} must be a whole number, got {value!r}")
+    if isinstance(given, bool) or not number > 0 or not math.isfinite(number):
+        raise ConfigError(f"argument {name} must be a positive {kind.__name__}, got {given!r}")
+    if kind is int and number != float(given):
+        raise ConfigError(f"argument {name} must be a whole number, got {given!r}")
     return number

@@ -26,8 +26,8 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from monologue.config import MonologueConfig, load_config
 from monologue.events import utcnow
+from monologue.settings import MonologueConfig, load_config
 
 from .errors import GraphLockTimeout, TaskGraphError
 from .files import private_folder

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from monologue.config import MonologueConfig, load_config
 from monologue.errors import ConfigError
+from monologue.settings import MonologueConfig, load_config
 
 from .storage import TaskStore
 
@@ -25,8 +25,10 @@ def open_store(
     """The store ``setting`` names, else the configured ``runtime_store`` (config key, or
     ``MONOLOGUE_RUNTIME_STORE``): ``file`` keeps the graph in the data folder, a
     ``postgresql://user:password@host:port/dbname`` URL keeps it in that database."""
+    from .settings import RuntimeSettings
+
     config = config or load_config()
-    value = setting if setting is not None else config.option(STORE_SETTING, "file")
+    value = setting if setting is not None else config.settings(RuntimeSettings).store
     source = "argument store" if setting is not None else f"config key {STORE_SETTING}"
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(f"{source} must be 'file' or a postgresql:// URL, got {value!r}")

@@ -25,8 +25,8 @@ from monologue_runtime.transitions import claimed
 from pytest_monologue import PluginSandbox
 from pytest_monologue.postgres import ThrowawayPostgres
 
-from monologue.config import load_config
 from monologue.errors import ConfigError
+from monologue.settings import load_config
 
 
 def test_refused_credentials_name_the_url_without_the_password(postgres: ThrowawayPostgres) -> None:
@@ -85,7 +85,8 @@ def test_the_setting_chooses_the_store(
     monkeypatch.setenv("MONOLOGUE_RUNTIME_STORE", "mysql://u:pw@h/x")
     with pytest.raises(
         ConfigError,
-        match=r"runtime_store must be 'file' or a postgresql:// URL, got 'mysql://u:\*\*\*@h/x'",
+        match=r"runtime_store = 'mysql://u:\[REDACTED\]@h/x' \(from env MONOLOGUE_RUNTIME_STORE\): "
+        r"must be 'file' or a postgresql:// URL",
     ):
         open_store(config=load_config())
 

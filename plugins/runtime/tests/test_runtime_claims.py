@@ -297,7 +297,10 @@ def test_payload_extras_cannot_overwrite_ids(
 
 
 def test_settings_come_from_configuration_and_are_validated(
-    monologue_plugins: PluginSandbox, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+    monologue_plugins: PluginSandbox,
+    data_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     monkeypatch.setenv("MONOLOGUE_RUNTIME_MAX_ATTEMPTS", "5")
     monkeypatch.setenv("MONOLOGUE_NARRATOR", "none")
@@ -306,13 +309,17 @@ def test_settings_come_from_configuration_and_are_validated(
     with AgentRuntime("a", "build", data_dir=data_dir, max_attempts=1) as runtime:
         assert runtime.max_attempts == 1
 
+    # A bad setting: the agent is warned, names the variable, and runs on the default.
     monkeypatch.setenv("MONOLOGUE_RUNTIME_MAX_ATTEMPTS", "lots")
-    with pytest.raises(ConfigError, match="config key runtime_max_attempts must be a positive"):
-        AgentRuntime("a", "build", data_dir=data_dir)
+    with AgentRuntime("a", "build", data_dir=data_dir) as runtime:
+        assert runtime.max_attempts == 3
+    assert "runtime_max_attempts = 'lots' (from env MONOLOGUE_RUNTIME_MAX_ATTEMPTS)" in caplog.text
     monkeypatch.delenv("MONOLOGUE_RUNTIME_MAX_ATTEMPTS")
     monkeypatch.setenv("MONOLOGUE_RUNTIME_HEARTBEAT_TIMEOUT_S", "-1")
-    with pytest.raises(ConfigError, match="runtime_heartbeat_timeout_s must be a positive"):
+    monkeypatch.setenv("MONOLOGUE_STRICT_CONFIG", "1")
+    with pytest.raises(ConfigError, match="runtime_heartbeat_timeout_s = '-1' \\(from env"):
         AgentRuntime("a", "build", data_dir=data_dir)
+    monkeypatch.delenv("MONOLOGUE_STRICT_CONFIG")
     with pytest.raises(ConfigError, match="argument max_attempts must be a whole number"):
         AgentRuntime(
             "a",

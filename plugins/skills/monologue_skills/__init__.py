@@ -17,10 +17,18 @@ from monologue import hookimpl
 
 if TYPE_CHECKING:
     import click
+    from pydantic import BaseModel
 
     from monologue import Session, SkillCall, SkillResult
 
-__all__ = ["execute_skill", "plan", "register_commands", "register_skills"]
+__all__ = ["execute_skill", "plan", "register_commands", "register_settings", "register_skills"]
+
+
+@hookimpl
+def register_settings() -> type[BaseModel]:
+    from .settings import SkillsSettings
+
+    return SkillsSettings
 
 
 @hookimpl

@@ -13,8 +13,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from monologue import Session, SkillCall, SkillResult
-from monologue.errors import ConfigError
+from monologue import MonologueConfig, Session, SkillCall, SkillResult
 
 from . import settings
 from .errors import StateChangeError
@@ -26,16 +25,11 @@ __all__ = ["execute", "register_all"]
 log = logging.getLogger("monologue.skills")
 
 
-def _tools() -> dict[str, ExternalTool]:
+def _tools(config: MonologueConfig | None = None) -> dict[str, ExternalTool]:
+    """The tools of ``config``'s ``tools_dir`` (default: the current session's, see
+    :func:`settings.settings`)."""
     found: dict[str, ExternalTool] = {}
-    try:
-        limits = settings.limits()
-    except ConfigError as exc:
-        # Inside a session's hooks: one line, and the tools are left out; the skills commands
-        # check the settings first and stop with this same line.
-        log.warning("external tools are not available: %s", exc)
-        return found
-    for tool in discover_tools(settings.tools_dir(), limits):
+    for tool in discover_tools(settings.tools_dir(config), settings.limits(config)):
         if tool.name in found:
             log.warning(
                 "skipping tool %s: the name %r is taken by %s",
@@ -55,7 +49,8 @@ def register_all(register: Callable[..., Any]) -> None:
 
 
 def execute(session: Session | None, call: SkillCall, state: Any) -> SkillResult | None:
-    tool = _tools().get(call.name)
+    config = session.config if session is not None else None
+    tool = _tools(config).get(call.name)
     if tool is None:
         return None
     handle = state if isinstance(state, SkillState) else SkillState(state)
@@ -64,7 +59,7 @@ def execute(session: Session | None, call: SkillCall, state: Any) -> SkillResult
         state=handle.document,
         action_id=call.id,
         session_id=session.id if session is not None else None,
-        limits=settings.limits(),
+        limits=settings.limits(config),
         cancel=handle.cancel,
     )
     if result.ok and changes:

@@ -40,19 +40,14 @@ def _state_option(command: F) -> F:
 
 @contextmanager
 def _settings(tools_dir: Path | None) -> Iterator[None]:
-    from monologue.config import cli_overrides
-    from monologue.errors import MonologueError
+    from monologue.settings import cli_overrides, load_config
 
-    from . import settings
+    from .settings import SkillsSettings
 
-    try:
-        with cli_overrides({"tools_dir": str(tools_dir) if tools_dir else None}):
-            # Bad settings stop the command here, with one line, before any plugin runs.
-            settings.limits()
-            settings.state_history()
-            yield
-    except MonologueError as exc:
-        raise click.ClickException(str(exc)) from None
+    with cli_overrides({"tools_dir": str(tools_dir) if tools_dir else None}):
+        # A bad setting stops the command here (one line, exit 2), before any plugin runs.
+        load_config().settings(SkillsSettings)
+        yield
 
 
 @click.group("skills")

@@ -1,76 +1,98 @@
-"""The plugin's settings, read from monologue's configuration (``[tool.monologue]``, env).
+"""The plugin's settings, one model the core layers and checks (``monologue config``).
 
-Bad values fail with one line naming the setting, its environment variable and the value
-(:class:`~monologue.errors.ConfigError`). Durations (``tool_timeout``, ``tool_grace``) are
-seconds (``10``, ``1.5``) or a duration (``30s``, ``2m``, ``1h30m``), parsed by pytimeparse2.
+Durations (``tool_timeout``, ``tool_grace``) are seconds (``10``, ``1.5``) or a duration
+(``30s``, ``2m``, ``1h30m``), parsed by pytimeparse2. Inside a session they come from the
+session's configuration, so ``monologue.session(..., tools_dir=...)`` is honoured; elsewhere
+(the ``monologue skills`` commands, which refuse a bad value) from the sources in effect.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from monologue.config import load_config
-from monologue.errors import ConfigError
+from pydantic import BeforeValidator, Field
+
+from monologue import MonologueConfig, current
+from monologue.settings import PluginSettings, load_config
 
 from .runner import Limits
 
-__all__ = ["limits", "state_history", "state_path", "tools_dir"]
-
-_DEFAULT_HISTORY = 200
-"""Change records kept in a state file: enough to tell who changed what lately."""
+__all__ = ["SkillsSettings", "limits", "settings", "state_history", "state_path", "tools_dir"]
 
 
-def _bad(key: str, value: Any, wanted: str) -> ConfigError:
-    return ConfigError(f"setting {key} (MONOLOGUE_{key.upper()}) is {value!r}: {wanted}")
+def _duration(value: Any) -> Any:
+    if isinstance(value, str):
+        from pytimeparse2 import parse  # type: ignore[import-untyped]  # ships no type information
+
+        parsed = parse(value.strip())
+        if parsed is None:
+            raise ValueError("give seconds (10, 1.5) or a duration (30s, 2m)")
+        return parsed
+    if isinstance(value, bool):
+        raise ValueError("give seconds (10, 1.5) or a duration (30s, 2m)")
+    return value
 
 
-def _seconds(key: str, value: Any, *, zero_ok: bool = False) -> float:
-    from pytimeparse2 import parse  # type: ignore[import-untyped]  # ships no type information
-
-    seconds = value if isinstance(value, int | float) and not isinstance(value, bool) else None
-    if seconds is None and isinstance(value, str):
-        seconds = parse(value.strip())
-    if seconds is None or seconds < 0 or (seconds == 0 and not zero_ok):
-        raise _bad(key, value, "give seconds (10, 1.5) or a duration (30s, 2m)")
-    return float(seconds)
+def _names(value: Any) -> Any:
+    if isinstance(value, str):
+        return [name.strip() for name in value.split(",") if name.strip()]
+    return value
 
 
-def _count(key: str, value: Any, minimum: int) -> int:
-    try:
-        number = int(str(value).strip()) if not isinstance(value, bool) else None
-    except ValueError:
-        number = None
-    if number is None or number < minimum:
-        raise _bad(key, value, f"give a whole number of at least {minimum}")
-    return number
+Seconds = Annotated[float, BeforeValidator(_duration)]
 
 
-def tools_dir() -> Path:
+class SkillsSettings(PluginSettings):
+    """Where the external tools are, what they run under, and where the state lives."""
+
+    tools_dir: Path = Field(Path("tools"), description="Folder whose executables are skills.")
+    tool_timeout: Seconds = Field(10.0, gt=0, description="Longest a tool may run.")
+    tool_grace: Seconds = Field(
+        1.0, ge=0, description="Wait between asking a timed-out tool to stop and killing it."
+    )
+    tool_stdout_cap: int = Field(1 << 20, ge=1, description="Bytes of a tool's output kept.")
+    tool_env_allow: Annotated[frozenset[str], BeforeValidator(_names)] = Field(
+        frozenset(), description="Secret-looking variables a tool may still see (comma list)."
+    )
+    state_file: Path | None = Field(
+        None, description="JSON file holding the skills' state (default: in memory)."
+    )
+    state_history: int = Field(200, ge=1, description="Change records a state file keeps.")
+
+
+def settings(config: MonologueConfig | None = None) -> SkillsSettings:
+    """The settings of ``config``, else of the current session, else of the sources in
+    effect (the CLI's flags included), read as a session reads them: a bad value is warned
+    about and runs on its default (the ``monologue skills`` commands check strictly first)."""
+    if config is None:
+        session = current()
+        config = session.config if session is not None else load_config(tolerant=True)
+    return config.settings(SkillsSettings)
+
+
+def tools_dir(config: MonologueConfig | None = None) -> Path:
     """``tools_dir``: the folder whose executables are skills (default ``./tools``)."""
-    return Path(load_config().option("tools_dir", "tools")).expanduser().absolute()
+    return settings(config).tools_dir.expanduser().absolute()
 
 
-def state_path() -> Path | None:
+def state_path(config: MonologueConfig | None = None) -> Path | None:
     """``state_file``: where the state document lives, if in a file."""
-    value = load_config().option("state_file")
-    return Path(value).expanduser() if value else None
+    path = settings(config).state_file
+    return path.expanduser() if path else None
 
 
-def state_history() -> int:
+def state_history(config: MonologueConfig | None = None) -> int:
     """``state_history``: change records a state file keeps (default 200)."""
-    return _count("state_history", load_config().option("state_history", _DEFAULT_HISTORY), 1)
+    return settings(config).state_history
 
 
-def limits() -> Limits:
+def limits(config: MonologueConfig | None = None) -> Limits:
     """``tool_timeout``, ``tool_grace``, ``tool_stdout_cap``, ``tool_env_allow``."""
-    config = load_config()
-    allow = config.option("tool_env_allow", ())
-    if isinstance(allow, str):
-        allow = [name.strip() for name in allow.split(",") if name.strip()]
+    found = settings(config)
     return Limits(
-        timeout=_seconds("tool_timeout", config.option("tool_timeout", 10.0)),
-        grace=_seconds("tool_grace", config.option("tool_grace", 1.0), zero_ok=True),
-        stdout_cap=_count("tool_stdout_cap", config.option("tool_stdout_cap", 1 << 20), 1),
-        env_allow=frozenset(allow),
+        timeout=found.tool_timeout,
+        grace=found.tool_grace,
+        stdout_cap=found.tool_stdout_cap,
+        env_allow=found.tool_env_allow,
     )

@@ -198,9 +198,14 @@ def test_the_default_history_is_200() -> None:
     assert len(store.history()) == 200
 
 
-def test_a_bad_history_setting_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_bad_history_setting_is_named_and_the_default_kept(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     monkeypatch.setenv("MONOLOGUE_STATE_HISTORY", "lots")
-    with pytest.raises(ConfigError, match=r"setting state_history \(MONOLOGUE_STATE_HISTORY\)"):
+    assert StateStore().history_limit == 200
+    assert "state_history = 'lots' (from env MONOLOGUE_STATE_HISTORY)" in caplog.text
+    monkeypatch.setenv("MONOLOGUE_STRICT_CONFIG", "1")
+    with pytest.raises(ConfigError, match=r"state_history = 'lots' \(from env"):
         StateStore()
 
 

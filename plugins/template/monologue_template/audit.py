@@ -79,8 +79,8 @@ def traces(root: Path) -> list[Path]:
 def narratives(path: Path, settings: dict[str, Any]) -> list[str]:
     """What an instant ``monologue replay --narrator template`` of ``path`` says."""
     from monologue import Session
-    from monologue.config import load_config
     from monologue.recording import open_session
+    from monologue.settings import load_config
 
     said: list[str] = []
     events, _ = open_session(path)

@@ -45,7 +45,7 @@ def serve_command(
 
     import uvicorn
 
-    from monologue.config import load_config
+    from monologue.settings import load_config
 
     from .app import WebSettings, create_app
 
