@@ -80,3 +80,11 @@ def test_template_without_parts_is_rejected(tmp_path: Path):
     (tmp_path / "plain.md").write_text("just text")
     with pytest.raises(LookupError, match="has no <!-- part: NAME --> markers"):
         render_parts("plain.md", prompts_dir=tmp_path)
+
+
+def test_every_preset_asks_for_plain_words_over_internal_tool_names():
+    # Issue 25: "used StructuredOutput" reached the watcher from the Haiku narrator.
+    for preset in ("default", "terse", "verbose"):
+        system = render_parts(f"presets/{preset}.md", events=events(), **VARIABLES)["system"]
+        assert "not its internal name" in system
+        assert '"I gave my structured answer"' in system
