@@ -8,7 +8,8 @@ import tracemalloc
 
 import pytest
 
-from monologue import Narration, _fold, hookimpl
+from monologue import Narration, hookimpl
+from monologue.digest import _fold
 from monologue.events import FOLDED_TYPE, Event, Usage
 from monologue.testing import MockNarrator, PluginSandbox
 

@@ -23,13 +23,15 @@ PUBLIC_MODULES = (
     "errors",
     "events",
     "files",
-    "hookspecs",
+    "pipeline",
+    "plugins.hookspecs",
     "lines",
     "origins",
     "plugins",
     "prompts",
     "recording",
     "redact",
+    "replay",
     "testing",
 )
 
@@ -42,7 +44,8 @@ def module_source(module: str | None) -> Path | None:
     """The source of ``monologue`` (``None``) or of ``monologue.<module>``, if it exists."""
     if module is None:
         return CORE / "__init__.py"
-    for candidate in (CORE / f"{module}.py", CORE / module / "__init__.py"):
+    path = module.replace(".", "/")
+    for candidate in (CORE / f"{path}.py", CORE / path / "__init__.py"):
         if candidate.is_file():
             return candidate
     return None
@@ -51,10 +54,14 @@ def module_source(module: str | None) -> Path | None:
 def declared_names(source: Path) -> set[str] | None:
     """The literal ``__all__`` of a module, or ``None`` when it declares none."""
     for node in ast.parse(source.read_text(encoding="utf-8"), str(source)).body:
-        targets = node.targets if isinstance(node, ast.Assign) else []
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
         if any(isinstance(target, ast.Name) and target.id == "__all__" for target in targets):
-            assert isinstance(node, ast.Assign)
-            return set(ast.literal_eval(node.value))
+            return set(ast.literal_eval(value))
     return None
 
 
@@ -66,7 +73,7 @@ def public_surface() -> dict[str, set[str]]:
         names = None if source is None else declared_names(source)
         surface["monologue" if module is None else f"monologue.{module}"] = names or set()
     # `from monologue import events` names a public submodule, which is fine.
-    surface["monologue"] |= set(PUBLIC_MODULES)
+    surface["monologue"] |= {module.split(".")[0] for module in PUBLIC_MODULES}
     return surface
 
 

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from monologue import hookimpl
-from monologue._replay import Driver, replay
 from monologue.errors import RecordingError
 from monologue.events import Event
+from monologue.replay._replay import Driver, replay
 from monologue.testing import PluginSandbox
 
 

@@ -27,18 +27,18 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ._dists import installed_plugins
 from ._markers import hookimpl
-from .plugins import ENTRY_POINT_GROUP
+from .plugins._dists import installed_plugins
+from .plugins._manager import ENTRY_POINT_GROUP
 
 if TYPE_CHECKING:
     from click.testing import Result
 
-    from ._hooks import Hooks
-    from ._narration import Narration
-    from ._sessions import Session
     from .events import Event
-    from .plugins import MonologuePluginManager
+    from .events._narration import Narration
+    from .pipeline._session import Session
+    from .plugins._hooks import Hooks
+    from .plugins._manager import MonologuePluginManager
 
 __all__ = [
     "WAIT",
@@ -97,7 +97,7 @@ class PluginSandbox:
 
     def session(self, agent: str = "test-agent", **config: Any) -> Session:
         """A session bound to this sandbox's plugins."""
-        from ._sessions import Session
+        from .pipeline._session import Session
 
         return Session(agent, pm=self.pm, **config)
 
@@ -157,7 +157,7 @@ def monologue_plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginSandbox
     """An isolated, empty plugin manager made active for this test."""
     import os
 
-    from .plugins import MonologuePluginManager, use_plugin_manager
+    from .plugins._manager import MonologuePluginManager, use_plugin_manager
 
     for name in list(os.environ):
         if name.startswith("MONOLOGUE_"):

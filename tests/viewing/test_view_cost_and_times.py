@@ -11,8 +11,8 @@ import pytest
 from viewing_support import Cli
 
 from monologue import Narration
-from monologue._cost import NarrationCost, dollars_of
 from monologue.events import Event, RecordingHeader, Usage
+from monologue.replay._cost import NarrationCost, dollars_of
 from monologue.testing import MockNarrator
 
 THEN = datetime(2020, 1, 1, 9, 0, tzinfo=UTC)

@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from . import __version__
+from monologue import __version__
+
 from ._output import print_json
 
 if TYPE_CHECKING:
-    from ._plugin_index import PluginIndex
-    from .plugins import MonologuePluginManager
+    from monologue.plugins._index import PluginIndex
+    from monologue.plugins._manager import MonologuePluginManager
 
 __all__ = [
     "cli",
@@ -59,8 +60,8 @@ def configure_logging(verbose: bool = False) -> None:
 
 def load_plugins() -> MonologuePluginManager:
     """The loaded plugin manager; a fatal load (strict mode) becomes a clean CLI error."""
-    from .errors import PluginLoadError
-    from .plugins import get_plugin_manager
+    from monologue.errors import PluginLoadError
+    from monologue.plugins._manager import get_plugin_manager
 
     try:
         return get_plugin_manager()
@@ -73,11 +74,11 @@ def _plugin_index() -> PluginIndex | None:
     """The cached description of the installed plugins, when it may stand for loading them:
     not once a plugin manager is in use (a test's, say), nor in strict mode (a failing plugin
     must then be an error). A plugin that failed to load is reported as a load would."""
-    from ._plugin_env import Active, allowed_by, failure_message, is_strict
+    from monologue.plugins._env import Active, allowed_by, failure_message, is_strict
 
     if Active.manager is not None or is_strict():
         return None
-    from ._plugin_index import plugin_index
+    from monologue.plugins._index import plugin_index
 
     index = plugin_index()
     allowed = allowed_by()
@@ -110,7 +111,7 @@ class MonologueGroup(click.Group):
         index = _plugin_index()
         if index is None:
             return None
-        from ._plugin_env import allowed_by
+        from monologue.plugins._env import allowed_by
 
         allowed = allowed_by()
         dists = {row["name"]: row["distribution"] for row in index["rows"]}
@@ -180,7 +181,7 @@ def _plugin_rows() -> tuple[list[dict[str, Any]], list[str]]:
         manager = load_plugins()
         rows = [row.model_dump(mode="json") for row in manager.plugin_infos()]
         return rows, manager.spec_names()
-    from ._plugin_env import allowed_by
+    from monologue.plugins._env import allowed_by
 
     allowed = allowed_by()
     return [row for row in index["rows"] if allowed(row["name"], row["distribution"])], index[
@@ -225,8 +226,8 @@ def config_command(as_json: bool, as_lines: bool) -> None:
     Plugin settings are listed after the core's, each with the plugin that reads it. A bad
     value is reported in one line, naming the key, the value and where it came from.
     """
-    from .config import describe_settings
-    from .errors import ConfigError
+    from monologue.config import describe_settings
+    from monologue.errors import ConfigError
 
     try:
         rows = describe_settings(load_plugins().hooks.plugin_settings)
@@ -270,9 +271,10 @@ def sessions_command(count: int | None, as_json: bool, as_lines: bool) -> None:
     prefix of it). The sessions are those in the record directory (`monologue config`
     shows it; -c record_dir=... or MONOLOGUE_RECORD_DIR changes it).
     """
+    from monologue.config import load_config
+    from monologue.errors import ConfigError
+
     from ._catalog import list_sessions
-    from .config import load_config
-    from .errors import ConfigError
 
     try:
         folder = load_config().resolved_record_dir()
@@ -311,7 +313,7 @@ def duration(seconds: float | None) -> str:
 def _add_viewing_commands() -> None:
     # Their module imports only click; what they run (rich, pydantic, the pipeline) is
     # imported when they run, so `monologue --help` stays fast.
-    from ._viewing import log_command, replay_command, watch_command
+    from monologue.replay._viewing import log_command, replay_command, watch_command
 
     for command in (replay_command, watch_command, log_command):
         cli.add_command(command)

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from .errors import RecordingError
+from monologue.errors import RecordingError
 
 if TYPE_CHECKING:
-    from .events import RecordingHeader
+    from monologue.events import RecordingHeader
 
 __all__ = ["SessionRow", "list_sessions"]
 
@@ -58,8 +58,8 @@ def _title_of(event_type: str, data: dict[str, Any]) -> str | None:
 
 
 def _row(path: Path, header: RecordingHeader) -> SessionRow:
-    from ._replay import NARRATION_TYPES
-    from .recording import read_recording
+    from monologue.recording import read_recording
+    from monologue.replay._replay import NARRATION_TYPES
 
     reader = read_recording(path)
     events = narratives = 0
@@ -105,7 +105,7 @@ def _row(path: Path, header: RecordingHeader) -> SessionRow:
 def list_sessions(folder: Path, limit: int | None = None) -> list[SessionRow]:
     """The recordings in ``folder``, the most recently written first, at most ``limit``.
     A file that is not a recording is left out with a warning naming it."""
-    from .recording import read_header
+    from monologue.recording import read_header
 
     log = logging.getLogger("monologue.recording")
     paths = sorted(folder.glob("*.jsonl") if folder.is_dir() else (), key=_modified, reverse=True)

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from .redact import redact
+from monologue.redact import redact
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from .events import Event
+    from monologue.events import Event
 
 __all__ = [
     "COMMAND_KEYS",

@@ -20,9 +20,10 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from .digest import COMMAND_KEYS, PATH_KEYS, as_text, truncate
-from .events import FOLDED_TYPE, Event, EventsFoldedData
-from .redact import redact
+from monologue.events import FOLDED_TYPE, Event, EventsFoldedData
+from monologue.redact import redact
+
+from . import COMMAND_KEYS, PATH_KEYS, as_text, truncate
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -27,9 +27,10 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from ._event_types import EventTypes
+from monologue.errors import EventValidationError
+
 from ._ids import new_id
-from .errors import EventValidationError
+from ._types import EventTypes
 
 __all__ = [
     "FOLDED_TYPE",

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from .events import Usage
+from . import Usage
 
 WAIT_ANSWERS = frozenset({"", "...", "…"})
 """Answers that mean *keep buffering* (compared after stripping whitespace)."""

@@ -14,7 +14,7 @@ from collections.abc import AsyncGenerator, Callable, Generator
 from typing import Any, TypeVar, overload
 
 from ._lifecycle import _current
-from ._sessions import Session
+from ._session import Session
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from .events import Event
+from monologue.events import Event
 
 NarrativeCallback = Callable[[Event], Any]
 Report = Callable[[str, str, BaseException], None]

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._sessions import current
-from .events import Event
+from monologue.events import Event
+
+from ._session import current
 
 
 class _Emit:

@@ -15,15 +15,17 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from monologue.events import Event, silent_types
+
 from ._helpers import describe_keys
-from ._pipeline import Pipeline, scrub
-from .events import Event, silent_types
+from ._queue import Pipeline, scrub
 
 if TYPE_CHECKING:
-    from ._hooks import Hooks
+    from monologue.config import MonologueConfig
+    from monologue.plugins._hooks import Hooks
+
     from ._pending import PendingBuffer
-    from ._sessions import Session, _Counts
-    from .config import MonologueConfig
+    from ._session import Session, _Counts
 
 log = logging.getLogger("monologue.session")
 
@@ -66,7 +68,7 @@ class EventFlow:
         Adapters are hooks, so they run on the pipeline thread: ``feed`` waits until the
         pipeline has adapted ``obj`` (after every event before it), within ``final_wait_s``,
         to return its events. Generator sessions do not wait (see :meth:`feed_later`)."""
-        from .events import Event as EventType
+        from monologue.events import Event as EventType
 
         if isinstance(obj, EventType):
             return [self.dispatch(obj)]
@@ -92,7 +94,7 @@ class EventFlow:
                 self._counts.late_events += 1
 
     def _adapt(self, obj: Any) -> list[Event]:
-        from .events import Event as EventType
+        from monologue.events import Event as EventType
 
         if isinstance(obj, EventType):
             return [self.dispatch(obj)]

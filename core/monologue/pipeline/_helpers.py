@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ._ids import new_id
-from .events import Event
+from monologue.events import Event
+from monologue.events._ids import new_id
 
 _SCALARS = (str, int, float, bool, type(None))
 _STR_OR_NONE = (str, type(None))

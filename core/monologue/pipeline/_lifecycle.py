@@ -22,14 +22,15 @@ from . import _shutdown
 from ._helpers import jsonable
 
 if TYPE_CHECKING:
+    from monologue.config import MonologueConfig
+    from monologue.events import Event
+    from monologue.plugins._hooks import Hooks
+
     from ._delivery import Listeners
-    from ._hooks import Hooks
     from ._pending import PendingBuffer
-    from ._pipeline import Pipeline
-    from ._sessions import Session
+    from ._queue import Pipeline
+    from ._session import Session
     from ._worker import NarrationWorker
-    from .config import MonologueConfig
-    from .events import Event
 
 log = logging.getLogger("monologue.session")
 

@@ -14,11 +14,11 @@ import logging
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, overload
 
-from ._fold import Fold
-from .events import FOLDED_TYPE
+from monologue.digest._fold import Fold
+from monologue.events import FOLDED_TYPE
 
 if TYPE_CHECKING:
-    from .events import Event
+    from monologue.events import Event
 
 log = logging.getLogger("monologue.session")
 

@@ -33,8 +33,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, Final
 
-from .events import Event
-from .redact import may_contain_secret, redact
+from monologue.events import Event
+from monologue.redact import may_contain_secret, redact
 
 __all__ = ["QUEUE_SIZE", "Pipeline", "scrub"]
 

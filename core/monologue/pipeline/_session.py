@@ -6,9 +6,10 @@ threads never share one by accident).
 
 One event's path: ``emit`` (or a helper, or ``feed``) → :meth:`Session.dispatch`, which on
 the agent's thread only appends the stamped event to the session's
-:class:`~monologue._pipeline.Pipeline`. On the pipeline's thread, in order: redaction
-(:func:`~monologue._pipeline.scrub`), the counters, the
-:class:`~monologue._pending.PendingBuffer`, the ``on_event`` hooks (the recorder among them),
+:class:`~monologue.pipeline._queue.Pipeline`. On the pipeline's thread, in order: redaction
+(:func:`~monologue.pipeline._queue.scrub`), the counters, the
+:class:`~monologue.pipeline._pending.PendingBuffer`, the ``on_event`` hooks (the recorder
+among them),
 ``should_speak``, and a request to the session's narration worker (``_worker.py``), which
 takes the buffer's batch to the narrator on its own thread → :meth:`Session.deliver` → back on
 the pipeline thread, the narrative's ``on_event``, ``on_narrative`` and the subscribers
@@ -27,22 +28,24 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
+from monologue.checking import log_first_false
+from monologue.config import MonologueConfig, load_config
+from monologue.events import Event, Usage, utcnow
+from monologue.events._ids import new_id
+
 from . import _shutdown
 from ._delivery import Listeners, NarrativeCallback, NarrativeStream
 from ._flow import EventFlow
 from ._helpers import EventHelpers
-from ._ids import new_id
 from ._lifecycle import Lifecycle, current
 from ._pending import PendingBuffer
-from ._pipeline import Pipeline
-from .checking import log_first_false
-from .config import MonologueConfig, load_config
-from .events import Event, Usage, utcnow
+from ._queue import Pipeline
 
 if TYPE_CHECKING:
-    from ._hooks import Hooks
+    from monologue.plugins._hooks import Hooks
+    from monologue.plugins._manager import MonologuePluginManager
+
     from ._worker import NarrationWorker
-    from .plugins import MonologuePluginManager
 
 log = logging.getLogger("monologue.session")
 
@@ -142,7 +145,7 @@ class Session(EventFlow, Lifecycle, EventHelpers):
     @property
     def hooks(self) -> Hooks:
         if self._hooks is None:
-            from .plugins import get_plugin_manager
+            from monologue.plugins._manager import get_plugin_manager
 
             self._hooks = (self._pm or get_plugin_manager()).hooks
         return self._hooks

@@ -30,7 +30,7 @@ from types import FrameType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ._sessions import Session
+    from ._session import Session
 
 __all__ = ["Terminated", "install_if_safe", "track", "untrack"]
 

@@ -1,7 +1,8 @@
 """The per-session narration worker: narrators run here, never on the agent's path.
 
 One daemon thread per session (started at the first narration request) takes turns in
-order. A turn takes the session's whole :class:`~monologue._pending.PendingBuffer`, asks the
+order. A turn takes the session's whole
+:class:`~monologue.pipeline._pending.PendingBuffer`, asks the
 selected narrator on the narrator pool with a timeout, and either has the session deliver
 the narrative, puts the events back (a *wait* answer), or handles a failure. Events that
 arrive during a turn are buffered for the next one. Repeated failures back off (1 s, 2 s,
@@ -24,18 +25,20 @@ import time
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
-from ._fold import covered, event_count
+from monologue.digest._fold import covered, event_count
+from monologue.errors import NarratorFailure
+from monologue.events import FOLDED_TYPE
+
 from ._overdue import overdue_calls
 from ._pool import narrator_pool
-from .errors import NarratorFailure
-from .events import FOLDED_TYPE
 
 if TYPE_CHECKING:
-    from ._hooks import Hooks
-    from ._narration import Narration
+    from monologue.events import Event
+    from monologue.events._narration import Narration
+    from monologue.plugins._hooks import Hooks
+
     from ._pending import PendingBuffer
-    from ._sessions import Session
-    from .events import Event
+    from ._session import Session
 
 log = logging.getLogger("monologue.worker")
 

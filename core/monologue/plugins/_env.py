@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .plugins import MonologuePluginManager
+    from ._manager import MonologuePluginManager
 
 __all__ = ["allowed_by", "failure_message", "is_strict"]
 

@@ -16,22 +16,24 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from monologue.errors import ConfigError, NotMyFormat, RecordingError, UnknownFormat
+
 from . import _narrators
-from .errors import ConfigError, NotMyFormat, RecordingError, UnknownFormat
 
 if TYPE_CHECKING:
     import click
     from pluggy import HookImpl
     from pydantic import BaseModel
 
-    from ._narration import Narration
-    from ._sessions import Session
-    from ._skills import SkillCall, SkillResult, SkillSpec
-    from .checking import ClaimCheck
-    from .config import MonologueConfig
-    from .events import Event
-    from .lines import LineParser
-    from .plugins import MonologuePluginManager
+    from monologue.checking import ClaimCheck
+    from monologue.config import MonologueConfig
+    from monologue.events import Event
+    from monologue.events._narration import Narration
+    from monologue.events._skills import SkillCall, SkillResult, SkillSpec
+    from monologue.lines import LineParser
+    from monologue.pipeline._session import Session
+
+    from ._manager import MonologuePluginManager
 
 log = logging.getLogger("monologue.hooks")
 
@@ -208,7 +210,7 @@ class Hooks:
         A checker that raises is reported against its plugin, and the exception propagates:
         the caller delivers the narrative marked unchecked rather than as if it had passed.
         """
-        from .checking import ClaimCheck
+        from monologue.checking import ClaimCheck
 
         kwargs = {"session": session, "events": events, "text": text, "reason": reason}
         for impl in self.impls("check_narrative"):
@@ -310,7 +312,7 @@ class Hooks:
         if self._event_types_generation == self._pm.generation:
             return
         self._event_types_generation = self._pm.generation
-        from .events import register_event_type
+        from monologue.events import register_event_type
 
         for impl in self.impls("register_event_types"):
             plugin = impl.plugin_name

@@ -24,10 +24,10 @@ import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from . import __version__
+from monologue import __version__
 
 if TYPE_CHECKING:
-    from .plugins import MonologuePluginManager
+    from ._manager import MonologuePluginManager
 
 __all__ = ["PluginIndex", "cache_dir", "plugin_index"]
 
@@ -149,7 +149,7 @@ def plugin_index() -> PluginIndex:
     index = _read(key)
     if index is not None:
         return index
-    from .plugins import MonologuePluginManager
+    from ._manager import MonologuePluginManager
 
     manager = MonologuePluginManager()
     with warnings.catch_warnings():

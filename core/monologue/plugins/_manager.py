@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
+from monologue._markers import PROJECT_NAME
+from monologue.errors import PluginLoadError
+
 from . import hookspecs
-from ._markers import PROJECT_NAME
-from ._plugin_env import Active, allowed_by, failure_message, is_strict
-from .errors import PluginLoadError
+from ._env import Active, allowed_by, failure_message, is_strict
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
@@ -213,9 +214,3 @@ def use_plugin_manager(manager: MonologuePluginManager) -> Iterator[MonologuePlu
     finally:
         with _lock:
             Active.manager = previous
-
-
-def __getattr__(name: str) -> Any:
-    if name == "pm":
-        return get_plugin_manager()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,15 +12,16 @@ import time
 import weakref
 from typing import TYPE_CHECKING
 
-from .errors import NarratorUnavailable
+from monologue.errors import NarratorUnavailable
 
 if TYPE_CHECKING:
+    from monologue.checking import ClaimCheck
+    from monologue.config import MonologueConfig
+    from monologue.events import Event
+    from monologue.events._narration import Narration
+    from monologue.pipeline._session import Session
+
     from ._hooks import Hooks
-    from ._narration import Narration
-    from ._sessions import Session
-    from .checking import ClaimCheck
-    from .config import MonologueConfig
-    from .events import Event
 
 NO_NARRATOR = frozenset({"none", "off"})
 DEFAULT_SET = "monologue-default"
@@ -109,8 +110,8 @@ def narrate(
     An answer is checked by the installed claim checker, if any, before it is returned (see
     :mod:`monologue.checking`): a false one is retried once with feedback, when the narrator
     takes it, or replaced by the checker's safe text."""
-    from ._narration import as_narration
-    from .checking import checked_narration
+    from monologue.checking import checked_narration
+    from monologue.events._narration import as_narration
 
     started = time.monotonic()
     impl = hooks.impl_of("narrate", narrator)

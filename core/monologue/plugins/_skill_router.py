@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._skills import SkillResult, SkillSpec
+from monologue.events._skills import SkillResult, SkillSpec
 
 if TYPE_CHECKING:
+    from monologue.events._skills import SkillCall
+    from monologue.pipeline._session import Session
+
     from ._hooks import Hooks
-    from ._sessions import Session
-    from ._skills import SkillCall
 
 
 def collect(hooks: Hooks) -> dict[str, SkillSpec]:

@@ -23,18 +23,18 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._markers import hookspec
+from monologue._markers import hookspec
 
 if TYPE_CHECKING:
     import click
 
-    from ._narration import Narration
-    from ._sessions import Session
-    from ._skills import SkillCall, SkillResult, SkillSpec
-    from .checking import ClaimCheck
-    from .config import MonologueConfig
-    from .events import Event
-    from .lines import LineParser
+    from monologue.checking import ClaimCheck
+    from monologue.config import MonologueConfig
+    from monologue.events import Event
+    from monologue.events._narration import Narration
+    from monologue.events._skills import SkillCall, SkillResult, SkillSpec
+    from monologue.lines import LineParser
+    from monologue.pipeline._session import Session
 
 __all__ = [
     "adapt",

@@ -25,6 +25,10 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from monologue.errors import ConfigError, MonologueError
+from monologue.lines import MAX_LINE_BYTES
+from monologue.redact import may_contain_secret, redact
+
 from ._budget import DEFAULT_MAX_EVENT_BYTES, MIN_EVENT_BYTES, TRUNCATED_KEY, fit_line
 from ._reading import (
     HEADER_PREFIX,
@@ -35,17 +39,14 @@ from ._reading import (
     read_recording,
 )
 from ._tail import LineTail, line_too_long
-from .errors import ConfigError, MonologueError
-from .lines import MAX_LINE_BYTES
-from .redact import may_contain_secret, redact
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from ._hooks import Hooks
-    from ._sessions import Session
-    from .config import MonologueConfig
-    from .events import Event
+    from monologue.config import MonologueConfig
+    from monologue.events import Event
+    from monologue.pipeline._session import Session
+    from monologue.plugins._hooks import Hooks
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
@@ -122,7 +123,7 @@ def recording_path(config: MonologueConfig, session_id: str) -> Path:
 
 def header_line(session: Session) -> str:
     """The first line of ``session``'s recording (without its newline); ``meta`` redacted."""
-    from .events import RecordingHeader, utcnow
+    from monologue.events import RecordingHeader, utcnow
 
     extra: dict[str, Any] = {"task_id": session.task_id} if session.task_id else {}
     header = RecordingHeader(
@@ -184,7 +185,7 @@ def open_session(
     if looks_like_recording(path):
         return RecordingReader(path, strict=strict, name=name), OWN_FORMAT
     if hooks is None:
-        from .plugins import get_plugin_manager
+        from monologue.plugins._manager import get_plugin_manager
 
         hooks = get_plugin_manager().hooks
     return hooks.open_session(path)
@@ -205,7 +206,7 @@ def find_recording(target: str) -> Path:
     path = Path(target)
     if path.exists() or path.suffix or "/" in target:
         return path
-    from .config import load_config
+    from monologue.config import load_config
 
     folder = load_config().resolved_record_dir()
     exact = folder / f"{target}.jsonl"

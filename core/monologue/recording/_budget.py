@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
-    from .events import Event
+    from monologue.events import Event
 
 __all__ = ["DEFAULT_MAX_EVENT_BYTES", "MIN_EVENT_BYTES", "TRUNCATED_KEY", "fit_line"]
 
@@ -95,7 +95,7 @@ def _even_cap(lengths: list[int], excess: int) -> int:
 
 def _cut_strings(value: Any, cap: int) -> tuple[Any, int]:
     """``value`` with every string longer than ``cap`` cut, and how many were."""
-    from .digest import truncate
+    from monologue.digest import truncate
 
     if isinstance(value, str):
         return (truncate(value, cap), 1) if len(value) > cap else (value, 0)
@@ -114,7 +114,7 @@ def _cut_strings(value: Any, cap: int) -> tuple[Any, int]:
 
 def _skeleton(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """The short top-level fields of ``data`` (strings cut short), and the keys dropped."""
-    from .digest import truncate
+    from monologue.digest import truncate
 
     kept: dict[str, Any] = {}
     dropped: list[str] = []

@@ -13,12 +13,13 @@ from typing import IO, TYPE_CHECKING, Final
 
 import orjson
 
+from monologue.errors import EventValidationError, RecordingError
+from monologue.lines import MAX_LINE_BYTES
+
 from ._tail import line_too_long
-from .errors import EventValidationError, RecordingError
-from .lines import MAX_LINE_BYTES
 
 if TYPE_CHECKING:
-    from .events import Event, RecordingHeader
+    from monologue.events import Event, RecordingHeader
 
 __all__ = [
     "HEADER_PREFIX",
@@ -78,7 +79,7 @@ _VISIBLE: Final = frozenset({"internal", "system"})
 
 def _required_keys(kind: str) -> frozenset[str]:
     """The keys a payload of type ``kind`` cannot do without (none for an unknown type)."""
-    from .events import PAYLOADS
+    from monologue.events import PAYLOADS
 
     model = PAYLOADS.get(kind)
     if model is None:
@@ -151,7 +152,7 @@ def _constructor(event_class: type[Event]) -> Callable[[bytes], Event | None]:
 def _event_failure(raw: bytes, exc: ValueError) -> str:
     from pydantic import ValidationError
 
-    from .events import describe_validation_error
+    from monologue.events import describe_validation_error
 
     if not isinstance(exc, ValidationError):
         raise exc
@@ -171,7 +172,7 @@ class RecordingDecoder:
     """
 
     def __init__(self, path: Path, *, strict: bool = True, name: str | None = None) -> None:
-        from .events import Event
+        from monologue.events import Event
 
         self.path = path
         self.name = name or str(path)
@@ -235,7 +236,7 @@ class RecordingDecoder:
         return None
 
     def _read_header(self, lineno: int, raw: bytes) -> RecordingHeader:
-        from .events import FORMAT_VERSION, RecordingHeader
+        from monologue.events import FORMAT_VERSION, RecordingHeader
 
         try:
             header = RecordingHeader.from_json(raw)

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Final
 
-from .errors import RecordingError
-from .lines import MAX_LINE_BYTES
+from monologue.errors import RecordingError
+from monologue.lines import MAX_LINE_BYTES
 
 _CHUNK_BYTES: Final = 1 << 20
 

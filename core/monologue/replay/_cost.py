@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
-    from .events import Event
+    from monologue.events import Event
 
 __all__ = ["NarrationCost", "dollars_of"]
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import MonologueError, RecordingError
+from monologue.errors import MonologueError, RecordingError
 
 if TYPE_CHECKING:
-    from .events import Event
+    from monologue.events import Event
 
 
 def has_own_time(event: Event) -> bool:
@@ -27,10 +27,11 @@ def print_log(path: Path, *, as_json: bool, strict: bool = False, name: Path | N
     of a log are all the session's own. A bad line is skipped with a warning, or with
     ``strict`` raises :class:`~monologue.errors.RecordingError` after the events before it
     were printed."""
+    from monologue.recording import OWN_FORMAT, open_session, read_header
+
     from ._cost import NarrationCost
     from ._render import make_view
     from ._replay import NARRATION_TYPES, SessionTimes, renamed
-    from .recording import OWN_FORMAT, open_session, read_header
 
     name = name or path
     view = make_view(as_json=as_json, show_events=True)

@@ -21,9 +21,10 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress, TaskID
 
+    from monologue.events import Event, RecordingHeader
+
     from ._cost import NarrationCost
     from ._replay import ReplaySummary
-    from .events import Event, RecordingHeader
 
 
 def clock(ts: datetime) -> str:
@@ -33,7 +34,7 @@ def clock(ts: datetime) -> str:
 
 def describe_event(event: Event) -> str:
     """``tool_call Read file_path=client.py``: the type and a one-line gist of the payload."""
-    from .events import summarize_data
+    from monologue.events import summarize_data
 
     if event.type == "completion":
         failed = " (failed)" if event.data.get("is_error") else ""

@@ -26,14 +26,15 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
+from monologue.checking import CheckTally
+from monologue.errors import RecordingError
+from monologue.recording import open_session, record_setting, recording_path
+
 from ._cost import NarrationCost
-from .checking import CheckTally
-from .errors import RecordingError
-from .recording import open_session, record_setting, recording_path
 
 if TYPE_CHECKING:
-    from ._sessions import Session
-    from .events import Event
+    from monologue.events import Event
+    from monologue.pipeline._session import Session
 
 log = logging.getLogger("monologue.replay")
 
@@ -285,8 +286,8 @@ class Driver:
             )
 
     def _start(self, first: Event, agent: str) -> Session:
-        from ._sessions import Session
-        from .config import load_config
+        from monologue.config import load_config
+        from monologue.pipeline._session import Session
 
         settings = {**self.config, **({"narrator": "none"} if self.recorded else {})}
         config = load_config(settings)
@@ -374,7 +375,7 @@ def replay(
     the problem in the summary, never with an exception; a narrator that cannot run raises
     :class:`~monologue.errors.NarratorUnavailable` before anything is shown. ``progress``
     is shown the file's size and how much of it has been read (when the reader can tell)."""
-    from .lines import skipping_bad_lines
+    from monologue.lines import skipping_bad_lines
 
     path = source or driver.path
     started = time.perf_counter()

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Final
 
-from .errors import MonologueError
+from monologue.errors import MonologueError
 
 __all__ = ["STDIN", "STDIN_NAME", "Spool", "is_stream", "open_stream"]
 

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 import click
 
 if TYPE_CHECKING:
+    from monologue.config import MonologueConfig
+
     from ._render import View
     from ._replay import ReplaySummary
     from ._streams import Spool
-    from .config import MonologueConfig
 
 PROGRESS_MIN_BYTES = 256 << 10
 """Instant replays of files at least this big show a progress bar on a terminal."""
@@ -102,9 +103,9 @@ def session_options(fn: Callable[..., None]) -> Callable[..., None]:
 @contextmanager
 def configured(flags: SessionFlags) -> Iterator[MonologueConfig]:
     """Make the flags a configuration source, checking them before anything is read."""
-    from .config import cli_overrides, load_config
-    from .errors import ConfigError
-    from .recording import record_setting
+    from monologue.config import cli_overrides, load_config
+    from monologue.errors import ConfigError
+    from monologue.recording import record_setting
 
     values: dict[str, Any] = parse_settings(flags.settings)
     # A flag given stands over `-c`; one not given leaves `-c` standing.
@@ -135,8 +136,8 @@ class Source(NamedTuple):
 def resolved(target: str) -> str:
     """A path as given (``-`` too), else the recording of session ``target`` (or a unique
     prefix of its id); what cannot be found fails, naming it."""
-    from .errors import MonologueError
-    from .recording import find_recording
+    from monologue.errors import MonologueError
+    from monologue.recording import find_recording
 
     if target == "-":
         return target
@@ -150,8 +151,9 @@ def resolved(target: str) -> str:
 def opened(target: str) -> Iterator[Source]:
     """The session file, standard input (``-``) or FIFO ``target``; anything else fails,
     naming it."""
+    from monologue.errors import MonologueError
+
     from ._streams import is_stream, open_stream
-    from .errors import MonologueError
 
     try:
         stream = is_stream(target)
@@ -173,8 +175,9 @@ def narrate(
 ) -> None:
     """Run a replay or a watch of ``source`` with the flags in effect, and end like both do:
     the summary, then the problem in the file (once, exit 1) if there was one."""
+    from monologue.errors import MonologueError
+
     from ._render import make_view
-    from .errors import MonologueError
 
     with configured(flags) as config:
         view = make_view(as_json=flags.as_json, show_events=flags.show_events)
@@ -211,7 +214,7 @@ def narrate(
 
 def _need_a_checker(recorded: bool) -> None:
     """``--check`` checks the narratives this replay tells, with the installed checker."""
-    from .plugins import get_plugin_manager
+    from monologue.plugins._manager import get_plugin_manager
 
     if recorded:
         fail("--check checks new narratives; to audit recorded ones: monologue check PATH", 2)
@@ -259,9 +262,10 @@ def replay_command(
     A bad line is skipped with a warning naming it; with --strict it ends the replay
     with exit 1, after narrating what came before.
     """
+    from monologue.checking import CheckTally
+
     from ._render import RichView
     from ._replay import Driver, replay
-    from .checking import CheckTally
 
     if check:
         _need_a_checker(recorded)
@@ -346,8 +350,9 @@ def log_command(target: str, as_json: bool, strict: bool) -> None:
     SESSION_ID (or a unique prefix of it) is looked up in the record directory; - reads
     standard input. A bad line is skipped with a warning; with --strict it is an error.
     """
+    from monologue.errors import MonologueError
+
     from ._log import print_log
-    from .errors import MonologueError
 
     with opened(resolved(target)) as where:
         try:

@@ -25,22 +25,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from monologue.errors import RecordingError
+from monologue.recording import OWN_FORMAT, LineTail, parser_for
+from monologue.recording._tail import line_too_long
+
 from ._replay import Driver, ReplaySummary, ReplayView, renamed
-from ._tail import line_too_long
-from .errors import RecordingError
-from .recording import OWN_FORMAT, LineTail, parser_for
 
 if TYPE_CHECKING:
+    from monologue.events import Event
+    from monologue.lines import LineParser
+
     from ._streams import Spool
-    from .events import Event
-    from .lines import LineParser
 
 log = logging.getLogger("monologue.watch")
 
 
 def line_parser(path: Path, strict: bool, name: str) -> tuple[LineParser, str]:
     """The line parser for ``path``, and who reads its format."""
-    from .plugins import get_plugin_manager
+    from monologue.plugins._manager import get_plugin_manager
 
     own = parser_for(path, strict=strict, name=name)
     if own is not None:
