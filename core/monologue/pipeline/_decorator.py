@@ -13,8 +13,7 @@ import inspect
 from collections.abc import AsyncGenerator, Callable, Generator
 from typing import Any, TypeVar, overload
 
-from ._lifecycle import _current
-from ._session import Session
+from ._session import Session, _current
 
 F = TypeVar("F", bound=Callable[..., Any])
 

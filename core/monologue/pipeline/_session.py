@@ -18,15 +18,17 @@ the pipeline thread, the narrative's ``on_event``, ``on_narrative`` and the subs
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
-from contextvars import Token
+from collections.abc import Mapping, Sequence
+from contextvars import ContextVar, Token
 from dataclasses import asdict, dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from monologue.checking import log_first_false
 from monologue.config import MonologueConfig, load_config
@@ -36,8 +38,7 @@ from monologue.events._ids import new_id
 from . import _shutdown
 from ._delivery import Listeners, NarrativeCallback, NarrativeStream
 from ._flow import EventFlow
-from ._helpers import EventHelpers
-from ._lifecycle import Lifecycle, current
+from ._helpers import DICT_OR_NONE, SCALARS, STR_OR_NONE, check, jsonable
 from ._pending import PendingBuffer
 from ._queue import Pipeline
 
@@ -48,6 +49,18 @@ if TYPE_CHECKING:
     from ._worker import NarrationWorker
 
 log = logging.getLogger("monologue.session")
+
+_current: ContextVar[Session | None] = ContextVar("monologue_session", default=None)
+
+# Past the final narration's deadline, how long close() still waits for the worker to record
+# the outcome (a timeout's narration_suppressed event) before on_complete flushes.
+_CLOSE_GRACE_S = 0.2
+
+
+def current() -> Session | None:
+    """The session of the running scope, or ``None`` outside any."""
+    return _current.get()
+
 
 __all__ = ["NarrativeCallback", "NarrativeStream", "Session", "SessionStats", "current", "session"]
 
@@ -81,7 +94,7 @@ class SessionStats(_Counts):
         return asdict(self)
 
 
-class Session(EventFlow, Lifecycle, EventHelpers):
+class Session(EventFlow):
     """One narrated run of an agent. Create it with :func:`session`."""
 
     def __init__(
@@ -213,6 +226,157 @@ class Session(EventFlow, Lifecycle, EventHelpers):
         self._status = "active"
         hooks.session_start(self)
 
+    # -- opening and closing ------------------------------------------------------------
+    #
+    # Closing emits the completion (and the error that ended the scope), waits for the
+    # pipeline to run everything queued and for the worker's final turn, both bounded by
+    # ``final_wait_s``, then fires ``on_complete`` on the pipeline thread (which ends after
+    # it, within another ``final_wait_s``) and ends the subscribers' streams. Live sessions
+    # are also closed on SIGTERM (``_shutdown``).
+
+    def __enter__(self) -> Self:
+        self.start()
+        self._tokens.append(_current.set(self))
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        try:
+            self.close(error=exc)
+        finally:
+            _current.reset(self._tokens.pop())
+
+    async def __aenter__(self) -> Self:
+        return self.__enter__()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        try:
+            await self.aclose(error=exc)
+        finally:
+            _current.reset(self._tokens.pop())
+
+    def close(
+        self,
+        result: Any = None,
+        error: BaseException | None = None,
+        details: Mapping[str, Any] | None = None,
+    ) -> None:
+        """End the session: completion event, final narration (bounded), ``on_complete``.
+        ``details`` are added to the completion's data (a replay's ``ending`` and
+        ``skipped_lines``, say)."""
+        # One deadline for all of closing (final_wait_s), however its waits are split.
+        deadline = time.monotonic() + self.config.final_wait_s
+        if self._worker is not None:
+            # A turn asked for but not yet started would otherwise merge into the final one,
+            # which tells the ending instead of what that turn held.
+            self._worker.wait_taken(deadline)
+        completion, deadline = self._begin_close(result, error, details, deadline)
+        if completion is None:
+            return
+        try:
+            self._wait_for_final(deadline)
+        finally:
+            self._end_close(completion)
+
+    async def aclose(self, result: Any = None, error: BaseException | None = None) -> None:
+        """:meth:`close` for async code: waits for the final narration without blocking."""
+        deadline = time.monotonic() + self.config.final_wait_s
+        if self._worker is not None:
+            await asyncio.to_thread(self._worker.wait_taken, deadline)
+        completion, deadline = self._begin_close(result, error, None, deadline)
+        if completion is None:
+            return
+        try:
+            await asyncio.to_thread(self._wait_for_final, deadline)
+        finally:
+            await asyncio.to_thread(self._end_close, completion)
+
+    def _begin_close(
+        self,
+        result: Any,
+        error: BaseException | None,
+        details: Mapping[str, Any] | None,
+        deadline: float,
+    ) -> tuple[Event | None, float]:
+        if self._status == "new":
+            self.start()
+        with self.lock:
+            if self._status != "active":
+                return None, 0.0
+            self._status = "closing"
+        if error is not None:
+            self.emit(
+                "error",
+                {"message": f"{type(error).__name__}: {error}", "error_type": type(error).__name__},
+            )
+        completion = self.emit(
+            "completion",
+            {**(details or {}), "result": jsonable(result), "is_error": error is not None},
+        )
+        # After the completion has been through the pipeline, so the buffer holds it all.
+        self._require_pipeline().post(lambda: self._final_turn(deadline))
+        return completion, deadline
+
+    def _final_turn(self, deadline: float) -> None:
+        with self.lock:
+            # A buffer holding nothing but the completion itself has nothing to narrate.
+            if self._pending.only("completion"):
+                self._pending.clear()
+            elif self.narrator is not None:
+                self._ensure_worker().finish(deadline)
+
+    def _wait_for_final(self, deadline: float) -> None:
+        """Wait, within the final deadline, for the queue to drain and the final turn."""
+        pipeline = self._require_pipeline()
+        if not pipeline.drain(deadline + _CLOSE_GRACE_S):
+            log.warning(
+                "session %s: events still queued at final_wait_s (%gs); closing anyway",
+                self.id,
+                self.config.final_wait_s,
+            )
+            return
+        if self._worker is not None:
+            self._worker.wait_idle(deadline + _CLOSE_GRACE_S)
+
+    def _end_close(self, completion: Event) -> None:
+        _shutdown.untrack(self)
+        with self.lock:
+            self._status = "closed"
+            if self._worker is not None:
+                self._worker.stop()
+        pipeline = self._require_pipeline()
+        # on_complete runs on the pipeline thread, after every narrative delivered so far.
+        last = pipeline.stop(lambda: self._complete(completion))
+        if last is not None and not pipeline.join(time.monotonic() + self.config.final_wait_s):
+            log.warning(
+                "session %s: on_complete had not finished within final_wait_s (%gs)",
+                self.id,
+                self.config.final_wait_s,
+            )
+
+    def _complete(self, completion: Event) -> None:
+        try:
+            self.hooks.complete(self, completion)
+        finally:
+            self._listeners.end()
+            if self._pending.dropped:
+                log.info(
+                    "session %s (%s): %d event(s) were never narrated (their narration "
+                    "failed); they are still in the recording",
+                    self.id,
+                    self.agent,
+                    self._pending.dropped,
+                )
+
     # -- events -------------------------------------------------------------------------
 
     def make_event(self, type: str, data: dict[str, Any] | None = None, **fields: Any) -> Event:
@@ -242,6 +406,75 @@ class Session(EventFlow, Lifecycle, EventHelpers):
         )
         self.dispatch(event)
         return event
+
+    # The typed helpers check their arguments themselves and build complete payloads, so
+    # their events skip pydantic (see Event.trusted); everything else goes through ``emit``.
+
+    def tool_call(
+        self, tool_name: str, input: dict[str, Any] | None = None, tool_use_id: str | None = None
+    ) -> Event:
+        """The agent calls a tool; the event's ``data["tool_use_id"]`` links its result."""
+        # One combined test on the hot path; _check names the bad argument when it fails.
+        if not (
+            isinstance(tool_name, str)
+            and isinstance(input, DICT_OR_NONE)
+            and isinstance(tool_use_id, STR_OR_NONE)
+        ):
+            check("tool_call", "tool_name", tool_name, str)
+            check("tool_call", "input", input, dict, optional=True)
+            check("tool_call", "tool_use_id", tool_use_id, str, optional=True)
+        return self._emit_checked(
+            "tool_call",
+            {"tool_name": tool_name, "tool_use_id": tool_use_id or new_id(), "input": input or {}},
+        )
+
+    def tool_result(
+        self,
+        tool_use_id: str,
+        output: Any = "",
+        is_error: bool = False,
+        tool_name: str | None = None,
+    ) -> Event:
+        """A tool answered; ``tool_name`` defaults to the name of the matching call."""
+        if not (
+            isinstance(tool_use_id, str)
+            and isinstance(is_error, bool)
+            and isinstance(tool_name, STR_OR_NONE)
+        ):
+            check("tool_result", "tool_use_id", tool_use_id, str)
+            check("tool_result", "is_error", is_error, bool)
+            check("tool_result", "tool_name", tool_name, str, optional=True)
+        if tool_name is None:
+            call = self.open_tool_calls.get(tool_use_id)
+            tool_name = call.data["tool_name"] if call is not None else None
+        data = {
+            "tool_use_id": tool_use_id,
+            "tool_name": tool_name,
+            "output": output,
+            "is_error": is_error,
+        }
+        if not isinstance(output, SCALARS):
+            # Structured output (content blocks, dicts) must be JSON: let pydantic check it.
+            return self.emit("tool_result", data)
+        return self._emit_checked("tool_result", data)
+
+    def text(self, text: str) -> Event:
+        check("text", "text", text, str)
+        return self._emit_checked("text", {"text": text})
+
+    def thinking(self, text: str) -> Event:
+        check("thinking", "text", text, str)
+        return self._emit_checked("thinking", {"text": text})
+
+    def error(self, message: str, error_type: str | None = None) -> Event:
+        return self.emit("error", {"message": message, "error_type": error_type})
+
+    def user_message(self, text: str) -> Event:
+        return self.emit("user_message", {"text": text})
+
+    def hint(self, name: str) -> Event:
+        """Tell the gate something (``user_waiting``, ``task_completed``, ``agent_failed``...)."""
+        return self.emit("hint", {"name": name})
 
     # -- narration ----------------------------------------------------------------------
 
