@@ -67,8 +67,11 @@ class Hooks:
             self._generation = self._pm.generation
         impls = self._cache.get(hook)
         if impls is None:
-            caller = getattr(self._pm.hook, hook)
-            impls = self._cache[hook] = list(reversed(caller.get_hookimpls()))
+            # A plugin's own hook whose owner is not installed has no spec: its optional
+            # implementations stay unused until the owner registers.
+            caller = getattr(self._pm.hook, hook, None)
+            found = caller.get_hookimpls() if caller is not None and caller.has_spec() else []
+            impls = self._cache[hook] = list(reversed(found))
         return impls
 
     def report(self, plugin: str, hook: str, exc: BaseException) -> None:
@@ -196,12 +199,6 @@ class Hooks:
             refusals[impl.plugin_name] = "not recognised" + (f" (reads {doc[0]})" if doc else "")
         raise UnknownFormat(path, refusals)
 
-    def control(self, session: Session, context: Any) -> tuple[dict[str, Any] | None, str | None]:
-        """The first controller's answer and the plugin that gave it; ``(None, None)`` when
-        no controller answers."""
-        answer, plugin = self._first("control", {"session": session, "context": context})
-        return answer, plugin
-
     def check_narrative(
         self, session: Session, events: list[Event], text: str, reason: str
     ) -> ClaimCheck | None:
@@ -228,15 +225,12 @@ class Hooks:
             return answer
         return None
 
-    def narrator_context(self, session: Session) -> str | None:
-        """The first context slice a plugin keeps for ``session`` (see the hookspec)."""
-        answer, _ = self._first("narrator_context", {"session": session})
-        return answer if isinstance(answer, str) and answer.strip() else None
-
-    def plan(self, session: Session | None, context: Any) -> tuple[Any, str | None]:
-        """The first planner's plan for ``context`` and the plugin that gave it."""
-        answer, plugin = self._first("plan", {"session": session, "context": context})
-        return answer, plugin
+    def first(self, hook: str, **kwargs: Any) -> tuple[Any, str | None]:
+        """The first answer to ``hook`` and the plugin that gave it; ``(None, None)`` when no
+        implementation answers, or nobody declares the hook (a plugin's own hook, its owner
+        not installed). For plugins calling the hooks plugins own (the gate's ``control``,
+        monologue-skills' ``plan``...), with the same fault isolation as the core's hooks."""
+        return self._first(hook, kwargs)
 
     def line_parser(self, path: Path) -> tuple[LineParser | None, str | None]:
         """A parser following ``path`` as it grows, and the plugin that gave it."""

@@ -66,6 +66,9 @@ class MonologuePluginManager(pluggy.PluginManager):
     def __init__(self) -> None:
         super().__init__(PROJECT_NAME)
         self.add_hookspecs(hookspecs)
+        # Historic: every plugin registered from now on adds the hooks it owns as it registers.
+        self.hook.register_hookspecs.call_historic(kwargs={"pm": self})
+        self._deferred: list[object] | None = None
         # Bumped on every (un)registration so the facade can cache implementation lists.
         self.generation = 0
         self.failures: dict[str, PluginFailure] = {}
@@ -82,20 +85,14 @@ class MonologuePluginManager(pluggy.PluginManager):
         return self._hooks
 
     def register(self, plugin: object, name: str | None = None) -> str | None:
-        """Register ``plugin``; implementations of unknown hooks are refused here."""
+        """Register ``plugin``; implementations of unknown hooks are refused here (or, while
+        entry points load, once all have loaded: a plugin may implement a hook that another
+        plugin, loaded later, owns)."""
         registered = super().register(plugin, name)
-        unknown = [
-            caller.name
-            for caller in self.get_hookcallers(plugin) or []
-            if not caller.has_spec()
-            and not all(impl.optionalhook for impl in caller.get_hookimpls())
-        ]
-        if unknown:
-            self.unregister(plugin)
-            raise PluginLoadError(
-                f"plugin {registered!r} implements unknown hook(s) {', '.join(sorted(unknown))}; "
-                f"known hooks: {', '.join(sorted(self.spec_names()))}"
-            )
+        if self._deferred is not None:
+            self._deferred.append(plugin)
+        else:
+            self._refuse_unknown_hooks(plugin, registered)
         wrappers = [
             caller.name
             for caller in self.get_hookcallers(plugin) or []
@@ -114,6 +111,20 @@ class MonologuePluginManager(pluggy.PluginManager):
         self.generation += 1
         return registered
 
+    def _refuse_unknown_hooks(self, plugin: object, name: str | None) -> None:
+        unknown = [
+            caller.name
+            for caller in self.get_hookcallers(plugin) or []
+            if not caller.has_spec()
+            and not all(impl.optionalhook for impl in caller.get_hookimpls())
+        ]
+        if unknown:
+            self.unregister(plugin)
+            raise PluginLoadError(
+                f"plugin {name!r} implements unknown hook(s) {', '.join(sorted(unknown))}; "
+                f"known hooks: {', '.join(sorted(self.spec_names()))}"
+            )
+
     def unregister(self, plugin: object | None = None, name: str | None = None) -> Any:
         removed = super().unregister(plugin, name)
         self.generation += 1
@@ -129,30 +140,47 @@ class MonologuePluginManager(pluggy.PluginManager):
 
         allowed = allowed_by(environ)
         strict = is_strict(environ)
-        for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-            if not allowed(ep.name, ep.dist.name if ep.dist else None):
-                continue
-            if self.has_plugin(ep.name) or ep.name in self.failures:
-                continue
-            self._load_one(ep, strict)
+        loaded: dict[str, EntryPoint] = {}
+        self._deferred = []
+        try:
+            for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+                if not allowed(ep.name, ep.dist.name if ep.dist else None):
+                    continue
+                if self.has_plugin(ep.name) or ep.name in self.failures:
+                    continue
+                if self._load_one(ep, strict):
+                    loaded[ep.name] = ep
+        finally:
+            self._deferred = None
+        # Every plugin has added the hooks it owns: now an unknown hook is an error.
+        for name, ep in loaded.items():
+            plugin = self.get_plugin(name)
+            try:
+                self._refuse_unknown_hooks(plugin, name)
+            except PluginLoadError as exc:
+                self._dists.pop(name, None)
+                self._fail(ep, str(exc), strict, exc)
 
-    def _load_one(self, ep: EntryPoint, strict: bool) -> None:
-        dist = (ep.dist.name, ep.dist.version) if ep.dist else (ep.name, "")
+    def _load_one(self, ep: EntryPoint, strict: bool) -> bool:
         try:
             plugin = ep.load()
             self.register(plugin, name=ep.name)
         except Exception as exc:
-            error = f"{type(exc).__name__}: {exc}"
-            message = failure_message(ep.name, dist[0], error)
-            if strict:
-                raise PluginLoadError(
-                    f"{message} (MONOLOGUE_STRICT_PLUGINS is set, so this is fatal)"
-                ) from exc
-            self.failures[ep.name] = PluginFailure(ep.name, dist[0], dist[1] or None, error)
-            warnings.warn(message, PluginWarning, stacklevel=2)
-            log.warning(message)
-            return
-        self._dists[ep.name] = dist
+            self._fail(ep, f"{type(exc).__name__}: {exc}", strict, exc)
+            return False
+        self._dists[ep.name] = (ep.dist.name, ep.dist.version) if ep.dist else (ep.name, "")
+        return True
+
+    def _fail(self, ep: EntryPoint, error: str, strict: bool, exc: Exception) -> None:
+        dist = (ep.dist.name, ep.dist.version) if ep.dist else (ep.name, "")
+        message = failure_message(ep.name, dist[0], error)
+        if strict:
+            raise PluginLoadError(
+                f"{message} (MONOLOGUE_STRICT_PLUGINS is set, so this is fatal)"
+            ) from exc
+        self.failures[ep.name] = PluginFailure(ep.name, dist[0], dist[1] or None, error)
+        warnings.warn(message, PluginWarning, stacklevel=3)
+        log.warning(message)
 
     def plugin_infos(self) -> list[PluginInfo]:
         """Every registered or failed plugin, sorted by name."""

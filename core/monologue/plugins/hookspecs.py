@@ -11,10 +11,16 @@ event hooks, one at a time and in event order: ``on_session_start``, ``adapt`` (
 ``feed``), ``on_event``, ``on_tool_call`` / ``on_tool_result`` / ``on_text``,
 ``should_speak``, ``on_narrative`` and ``on_complete``; their implementations never run
 concurrently for one session, so per-session state needs no lock against them (only against
-narrators). ``narrate`` and ``narrator_context`` run on a narrator pool thread
+narrators). ``narrate`` runs on a narrator pool thread
 (``monologue-narrator-N``); ``register_event_types``, ``narrator_priority`` and
 ``narrator_unavailable`` on the pipeline thread when a session starts. Hooks of no session
 (readers, skills, commands, settings) run on the caller's thread.
+
+**Plugins' own hooks.** A hook that only plugins call on plugins ships with the plugin that
+owns it: monologue-gate declares ``control`` and ``narrator_context``, monologue-skills
+``register_skills`` and ``plan``. The owner adds them in ``register_hookspecs`` (as pytest's
+``pytest_addhooks``); a plugin implementing another's hook marks the implementation
+``@hookimpl(optionalhook=True)``, so that it loads, unused, when the owner is not installed.
 """
 
 from __future__ import annotations
@@ -32,20 +38,19 @@ if TYPE_CHECKING:
     from monologue.config import MonologueConfig
     from monologue.events import Event
     from monologue.events._narration import Narration
-    from monologue.events._skills import SkillCall, SkillResult, SkillSpec
+    from monologue.events._skills import SkillCall, SkillResult
     from monologue.lines import LineParser
     from monologue.pipeline._session import Session
+    from monologue.plugins._manager import MonologuePluginManager
 
 __all__ = [
     "adapt",
     "check_narrative",
-    "control",
     "describe_settings",
     "execute_skill",
     "line_parser",
     "load_session",
     "narrate",
-    "narrator_context",
     "narrator_priority",
     "narrator_unavailable",
     "on_complete",
@@ -55,10 +60,9 @@ __all__ = [
     "on_text",
     "on_tool_call",
     "on_tool_result",
-    "plan",
     "register_commands",
     "register_event_types",
-    "register_skills",
+    "register_hookspecs",
     "should_speak",
 ]
 
@@ -202,58 +206,19 @@ def on_narrative(session: Session, narrative: Event) -> None:
     thread, right after the narrative's ``on_event``, before the session's subscribers."""
 
 
-@hookspec
-def register_skills(register: Callable[..., SkillSpec]) -> None:
-    """Declare skills: call ``register(name, description=..., parameters=...)`` per skill."""
+@hookspec(historic=True)
+def register_hookspecs(pm: MonologuePluginManager) -> None:
+    """Add the hooks your plugin owns: ``pm.add_hookspecs(your_hookspecs_module)``.
+
+    Fires once per plugin, when it is registered (historic: also for plugins registered
+    after the manager was made), before monologue checks the plugin's own implementations.
+    Mark the specifications with ``monologue.hookspec``.
+    """
 
 
 @hookspec(firstresult=True)
 def execute_skill(session: Session | None, call: SkillCall, state: Any) -> SkillResult | None:
     """Run a skill. Routed to the plugin that registered ``call.name``; return the result."""
-
-
-@hookspec(firstresult=True)
-def plan(session: Session | None, context: Any) -> Any:
-    """Propose a plan for ``context`` (first answer wins), or ``None`` to let the next planner.
-
-    Fires when monologue-skills needs a plan (``monologue skills plan --goal``, or a caller of
-    its planning API). ``context`` carries the goal, recent events, narrative history, the
-    session's state and the registered skills, a ``check(candidate)`` method giving
-    ``(plan, problems)`` and ``plan_schema()`` (the plan's JSON Schema). Return a ``Plan``
-    (or a mapping of its shape,
-    ``{"actions": [{"id", "skill", "parameters", "depends_on"}]}``); the caller validates it
-    again before anything runs. An exception is reported and the next planner is asked.
-    """
-
-
-@hookspec(firstresult=True)
-def control(session: Session, context: Any) -> dict[str, Any] | None:
-    """Decide whether the narrator speaks now, for a gate that asks a controller.
-
-    Fires on the session's pipeline thread when monologue-gate (``gate = "llm"``) would
-    otherwise hold
-    a batch: when the held events reach ``min_buffer_size``, then every ``max_buffer_size``
-    more. ``context`` carries ``prompt`` (``prompts/controller.md`` rendered: the policy,
-    rolling summaries, hints and the newest events fenced as data), ``answer_schema`` (the
-    answer's JSON Schema), ``timeout_s`` (finish within it) and ``problem(text)``, to say
-    why you could not answer. Return the answer, ``{"speak_now", "actions", "notes"}``, as
-    a dict: the caller validates it against the schema, and a malformed answer means hold,
-    recorded with what is wrong. ``None`` lets the next controller answer; when none does,
-    the gate holds and records the problems reported. An exception is reported and the next
-    controller is asked.
-    """
-
-
-@hookspec(firstresult=True)
-def narrator_context(session: Session) -> str | None:
-    """The context a narrator should be given beyond the batch, for long sessions.
-
-    Fires on the narrator pool thread when a narrator that uses it (the Haiku narrator)
-    builds its prompt. Return a slice of the session so far, the newest events one per line
-    and then a rolling summary of older ones, as monologue-gate builds it (then, at most once
-    per narration); ``None`` when you keep none for this session. The text reaches the model
-    redacted and marked as data.
-    """
 
 
 @hookspec(firstresult=True)
