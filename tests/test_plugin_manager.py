@@ -236,6 +236,9 @@ def test_an_implementation_of_another_plugins_hook_waits_for_its_owner(monologue
     monologue_plugins.register(SkillsOwner(), "skills")
     assert "register_skills" in monologue_plugins.pm.spec_names()
     assert list(monologue_plugins.hooks.skills()) == ["wave"]
+    # A plugin depending on the owner may declare the owner's hooks too: added once.
+    monologue_plugins.register(SkillsOwner(), "depends-on-skills")
+    assert list(monologue_plugins.hooks.skills()) == ["wave"]
 
 
 def test_skills_are_routed_to_the_registering_plugin(monologue_plugins):

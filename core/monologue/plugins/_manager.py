@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -65,6 +66,7 @@ class MonologuePluginManager(pluggy.PluginManager):
 
     def __init__(self) -> None:
         super().__init__(PROJECT_NAME)
+        self._spec_sources: list[ModuleType | type] = []
         self.add_hookspecs(hookspecs)
         # Historic: every plugin registered from now on adds the hooks it owns as it registers.
         self.hook.register_hookspecs.call_historic(kwargs={"pm": self})
@@ -110,6 +112,14 @@ class MonologuePluginManager(pluggy.PluginManager):
             )
         self.generation += 1
         return registered
+
+    def add_hookspecs(self, module_or_class: ModuleType | type) -> None:
+        """Add the hooks ``module_or_class`` declares; adding the same ones again does
+        nothing (a plugin's own hooks may be added by the plugins depending on it too)."""
+        if module_or_class in self._spec_sources:
+            return
+        self._spec_sources.append(module_or_class)
+        super().add_hookspecs(module_or_class)
 
     def _refuse_unknown_hooks(self, plugin: object, name: str | None) -> None:
         unknown = [
