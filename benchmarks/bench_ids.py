@@ -12,7 +12,7 @@ import os
 import random
 import timeit
 
-from monologue._ids import new_id
+from monologue.events._ids import new_id
 
 from .harness import Context, Figure
 
@@ -33,7 +33,7 @@ def run(ctx: Context) -> list[Figure]:
     return [
         Figure(
             group="ids",
-            name="new event id (monologue._ids)",
+            name="new event id (monologue.events._ids)",
             value=ours,
             unit="µs",
             note=f"best of 5 x {count:,}",

@@ -167,7 +167,7 @@ class SleepyNarrator:
 
     @hookimpl
     def narrate(self, session: Any, events: list[object]) -> str:
-        if session.hooks.narrator_context(session):
+        if session.hooks.first("narrator_context", session=session)[0]:
             self.contexts += 1
         time.sleep(self.seconds)
         return f"I handled {len(events)} events."

@@ -52,7 +52,7 @@ def record_session(folder: Path, count: int) -> Path:
 
 
 def replay_seconds(path: Path, narrator: str = "none") -> tuple[float, int]:
-    from monologue._replay import Driver, replay
+    from monologue.replay._replay import Driver, replay
 
     started = time.perf_counter()
     summary = replay(Driver(path, _Silent(), config={"narrator": narrator}))

@@ -1,6 +1,6 @@
 """Start-up: ``monologue --help`` and ``monologue plugins`` next to ``python -c pass``.
 
-Both read the plugin index (core/monologue/_plugin_index.py) and import no plugin module; the
+Both read the plugin index (core/monologue/plugins/_index.py) and import no plugin module; the
 first run after an install builds the index by loading every plugin, timed apart.
 """
 

@@ -9,7 +9,8 @@ import tracemalloc
 import pytest
 from pytest_monologue import MockNarrator, PluginSandbox
 
-from monologue import Narration, _fold, hookimpl
+from monologue import Narration, hookimpl
+from monologue.digest import _fold
 from monologue.events import FOLDED_TYPE, Event, Usage
 
 EVENTS = 2_000

@@ -1,6 +1,7 @@
 """The documentation stays true to the code (as datasette's test_plugin_hooks_are_documented).
 
-Every hook in ``core/monologue/hookspecs.py`` has a ``### `name(args) -> return` `` heading
+Every hook in ``core/monologue/plugins/hookspecs.py``, and in a plugin's own
+``monologue_<name>/hookspecs.py`` (the hooks it owns), has a ``### `name(args) -> return` `` heading
 in the hook reference of ``docs/plugin-authoring.md``, with the signature exactly as the
 hookspec declares it; ``docs/contract.md`` names every hook, every setting and every field
 of the event envelope and the recording header; and no doc links outside the repository.
@@ -18,7 +19,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 CORE = REPO / "core" / "monologue"
-HOOKSPECS = CORE / "hookspecs.py"
+HOOKSPECS = CORE / "plugins" / "hookspecs.py"
+# The hooks a plugin owns and adds itself (register_hookspecs), documented beside the core's.
+PLUGIN_HOOKSPECS = sorted(REPO.glob("plugins/*/monologue_*/hookspecs.py"))
 AUTHORING = REPO / "docs" / "plugin-authoring.md"
 CONTRACT = REPO / "docs" / "contract.md"
 REFERENCE = "## Hook reference"
@@ -89,16 +92,20 @@ def markdown_files() -> list[Path]:
     )
 
 
+def all_hookspecs() -> str:
+    """The core's hookspecs and every plugin's own, as one source."""
+    return "\n".join(path.read_text(encoding="utf-8") for path in [HOOKSPECS, *PLUGIN_HOOKSPECS])
+
+
 def test_every_hook_is_documented_with_its_signature() -> None:
-    problems = documentation_problems(
-        HOOKSPECS.read_text(encoding="utf-8"), AUTHORING.read_text(encoding="utf-8")
-    )
+    assert PLUGIN_HOOKSPECS, "no plugin ships its own hookspecs"
+    problems = documentation_problems(all_hookspecs(), AUTHORING.read_text(encoding="utf-8"))
     assert not problems, f"{AUTHORING.relative_to(REPO)} is out of date:\n" + "\n".join(problems)
 
 
 def test_the_contract_names_every_hook() -> None:
     contract = CONTRACT.read_text(encoding="utf-8")
-    hooks = hook_signatures(HOOKSPECS.read_text(encoding="utf-8"))
+    hooks = hook_signatures(all_hookspecs())
     unnamed = [name for name in hooks if f"`{name}`" not in contract]
     assert not unnamed, f"{CONTRACT.relative_to(REPO)} does not name these hooks: {unnamed}"
 
@@ -123,8 +130,8 @@ def model_fields(source: Path, model: str) -> list[str]:
     ("module", "model"),
     [
         ("settings/_core.py", "MonologueConfig"),
-        ("events.py", "Event"),
-        ("events.py", "RecordingHeader"),
+        ("events/__init__.py", "Event"),
+        ("events/__init__.py", "RecordingHeader"),
     ],
 )
 def test_the_contract_names_every_pinned_field(module: str, model: str) -> None:

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import pytest
 
 from monologue import Event, RecordingHeader
-from monologue._ids import id_timestamp_ms, new_id
 from monologue.errors import EventValidationError
 from monologue.events import FORMAT_VERSION, KNOWN_TYPES
+from monologue.events._ids import id_timestamp_ms, new_id
 
 
 def test_known_event_round_trips_through_one_json_line():

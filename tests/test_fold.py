@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from monologue import Event, _fold
-from monologue._fold import Fold, covered
+from monologue import Event
+from monologue.digest import _fold
+from monologue.digest._fold import Fold, covered
 from monologue.events import FOLDED_TYPE
 
 

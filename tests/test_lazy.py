@@ -31,4 +31,4 @@ def test_the_core_package_exports_lazily():
     import monologue
 
     assert set(monologue.__all__) <= set(dir(monologue))
-    assert monologue.session.__module__ == "monologue._sessions"
+    assert monologue.session.__module__ == "monologue.pipeline._session"

@@ -6,9 +6,9 @@ from __future__ import annotations
 import logging
 
 from monologue import Event
-from monologue._fold import covered, event_count
-from monologue._pending import PendingBuffer
+from monologue.digest._fold import covered, event_count
 from monologue.events import FOLDED_TYPE
+from monologue.pipeline._pending import PendingBuffer
 
 
 def events(*texts: str) -> list[Event]:

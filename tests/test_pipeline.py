@@ -170,7 +170,7 @@ def test_narrative_event_carries_cost_data(monologue_plugins, mock_narrator, col
 
 
 def test_a_plugin_reason_ranks_between_the_buffers_and_idle():
-    from monologue._worker import _priority
+    from monologue.pipeline._worker import _priority
 
     reasons = ["final", "gate", "buffer", "idle", "max_buffer"]
     assert sorted(reasons, key=_priority) == ["buffer", "max_buffer", "gate", "idle", "final"]

@@ -12,7 +12,7 @@ from pytest_monologue import Hang
 from throwaway_plugins import SpeakAt
 
 from monologue import hookimpl
-from monologue._worker import BACKOFF_AFTER, MAX_CONSECUTIVE_FAILURES
+from monologue.pipeline._worker import BACKOFF_AFTER, MAX_CONSECUTIVE_FAILURES
 
 
 def test_raising_narrator_never_fails_the_agent(monologue_plugins, mock_narrator, collect, caplog):
@@ -80,8 +80,8 @@ def test_repeated_failures_back_off_and_then_stop(monologue_plugins, mock_narrat
 
 def test_disabled_after_max_failures(monologue_plugins, mock_narrator, caplog, monkeypatch):
     caplog.set_level(logging.ERROR, logger="monologue")
-    monkeypatch.setattr("monologue._worker.MAX_BACKOFF_S", 0.0)
-    monkeypatch.setattr("monologue._worker.BACKOFF_AFTER", 100)
+    monkeypatch.setattr("monologue.pipeline._worker.MAX_BACKOFF_S", 0.0)
+    monkeypatch.setattr("monologue.pipeline._worker.BACKOFF_AFTER", 100)
     monologue_plugins.register(SpeakAt(1), "policy")
     mock_narrator.queue(*[ValueError("no") for _ in range(50)])
     with monologue_plugins.session("coder", min_buffer_size=1) as s:

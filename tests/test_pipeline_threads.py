@@ -156,7 +156,7 @@ def test_durability_always_waits_for_the_write_yet_runs_no_hook_on_the_emitter(
 def test_a_full_queue_makes_the_emitter_wait_and_loses_nothing(
     monologue_plugins: PluginSandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from monologue import _pipeline
+    from monologue.pipeline import _queue as _pipeline
 
     monkeypatch.setattr(_pipeline, "QUEUE_SIZE", 4)
     release = threading.Event()

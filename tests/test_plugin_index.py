@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from monologue import _plugin_index
-from monologue._plugin_index import plugin_index
+from monologue.plugins import _index as _plugin_index
+from monologue.plugins._index import plugin_index
 
 FAKE = {
     "name": "fake",

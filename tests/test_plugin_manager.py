@@ -4,7 +4,7 @@ import logging
 
 import pytest
 
-from monologue import hookimpl
+from monologue import hookimpl, hookspec
 from monologue.errors import NarratorUnavailable, PluginLoadError
 from monologue.plugins import MonologuePluginManager
 
@@ -209,6 +209,38 @@ def test_unknown_narrator_fails_at_session_start(monologue_plugins):
         pass
 
 
+class SkillsOwner:
+    """Owns ``register_skills`` as monologue-skills does: adds its spec as it registers."""
+
+    class Specs:
+        @hookspec
+        def register_skills(self, register):
+            """Declare skills."""
+
+    @hookimpl
+    def register_hookspecs(self, pm):
+        pm.add_hookspecs(self.Specs)
+
+
+def test_an_implementation_of_another_plugins_hook_waits_for_its_owner(monologue_plugins):
+    class Implementer:
+        @hookimpl(optionalhook=True)
+        def register_skills(self, register):
+            register("wave")
+
+    # Optional: registered without the owner, and never called.
+    monologue_plugins.register(Implementer(), "implementer")
+    assert monologue_plugins.hooks.skills() == {}
+    assert monologue_plugins.hooks.first("register_skills", register=print) == (None, None)
+    # The owner's spec arrives and is checked against it; now it is called.
+    monologue_plugins.register(SkillsOwner(), "skills")
+    assert "register_skills" in monologue_plugins.pm.spec_names()
+    assert list(monologue_plugins.hooks.skills()) == ["wave"]
+    # A plugin depending on the owner may declare the owner's hooks too: added once.
+    monologue_plugins.register(SkillsOwner(), "depends-on-skills")
+    assert list(monologue_plugins.hooks.skills()) == ["wave"]
+
+
 def test_skills_are_routed_to_the_registering_plugin(monologue_plugins):
     from monologue import SkillCall
 
@@ -234,6 +266,10 @@ def test_skills_are_routed_to_the_registering_plugin(monologue_plugins):
 
             return SkillResult(ok=True, output=call.args)
 
+    # Without the plugin owning `register_skills` (monologue-skills) it is an unknown hook.
+    with pytest.raises(PluginLoadError, match=r"unknown hook.*register_skills"):
+        monologue_plugins.register(Math(), "math")
+    monologue_plugins.register(SkillsOwner(), "skills")
     monologue_plugins.register(Math(), "math")
     monologue_plugins.register(Echo(), "echo")
     hooks = monologue_plugins.hooks

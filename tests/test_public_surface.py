@@ -1,9 +1,11 @@
-"""First-party plugins, and the examples, import only the core's declared public surface.
+"""The core's public surface, and that first-party code keeps to it.
 
-The surface is ``monologue`` itself and the submodules in :data:`PUBLIC_MODULES`, each
-with the names in its ``__all__``; every other core module is private and may change
-without notice. The sources are read from the working tree with ``ast`` at test time, so a
-plugin or a core module edited a moment ago is checked as it now is.
+The surface is ``monologue`` itself and every public submodule (no part of its dotted name
+starts with an underscore: :func:`public_modules`), each with the names in its ``__all__``;
+every other core module is private and may change without notice. ``public_surface.txt``
+beside this file lists the whole surface, one ``module: name`` per line, so that a change
+to it is deliberate: regenerate it with ``python tests/test_public_surface.py`` and review
+the diff. The sources are read from the working tree with ``ast`` at test time.
 """
 
 from __future__ import annotations
@@ -15,22 +17,39 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 CORE = REPO / "core" / "monologue"
-PUBLIC_MODULES = (
-    "checking",
-    "cli",
-    "settings",
-    "digest",
-    "errors",
-    "events",
-    "files",
-    "hookspecs",
-    "lines",
-    "origins",
-    "plugins",
-    "prompts",
-    "recording",
-    "redact",
-)
+SURFACE_FILE = Path(__file__).with_name("public_surface.txt")
+MAX_TOP_LEVEL = 40
+PINNED = {
+    "Event",
+    "Session",
+    "session",
+    "current",
+    "emit",
+    "monologue",
+    "hookimpl",
+    "hookspec",
+    "Narration",
+    "MonologueConfig",
+    "load_config",
+    "SkillSpec",
+    "SkillCall",
+    "SkillResult",
+}
+
+
+def public_modules() -> tuple[str, ...]:
+    """Every public core submodule, dotted below ``monologue`` (``plugins.hookspecs``)."""
+    found = []
+    for path in CORE.rglob("*.py"):
+        parts = list(path.relative_to(CORE).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        if parts and not any(part.startswith("_") for part in parts):
+            found.append(".".join(parts))
+    return tuple(sorted(found))
+
+
+PUBLIC_MODULES = public_modules()
 
 pytestmark = pytest.mark.skipif(
     not (CORE / "__init__.py").is_file(), reason="needs the repository's working tree"
@@ -41,7 +60,8 @@ def module_source(module: str | None) -> Path | None:
     """The source of ``monologue`` (``None``) or of ``monologue.<module>``, if it exists."""
     if module is None:
         return CORE / "__init__.py"
-    for candidate in (CORE / f"{module}.py", CORE / module / "__init__.py"):
+    path = module.replace(".", "/")
+    for candidate in (CORE / f"{path}.py", CORE / path / "__init__.py"):
         if candidate.is_file():
             return candidate
     return None
@@ -50,10 +70,14 @@ def module_source(module: str | None) -> Path | None:
 def declared_names(source: Path) -> set[str] | None:
     """The literal ``__all__`` of a module, or ``None`` when it declares none."""
     for node in ast.parse(source.read_text(encoding="utf-8"), str(source)).body:
-        targets = node.targets if isinstance(node, ast.Assign) else []
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
         if any(isinstance(target, ast.Name) and target.id == "__all__" for target in targets):
-            assert isinstance(node, ast.Assign)
-            return set(ast.literal_eval(node.value))
+            return set(ast.literal_eval(value))
     return None
 
 
@@ -65,7 +89,7 @@ def public_surface() -> dict[str, set[str]]:
         names = None if source is None else declared_names(source)
         surface["monologue" if module is None else f"monologue.{module}"] = names or set()
     # `from monologue import events` names a public submodule, which is fine.
-    surface["monologue"] |= set(PUBLIC_MODULES)
+    surface["monologue"] |= {module.split(".")[0] for module in PUBLIC_MODULES}
     return surface
 
 
@@ -172,3 +196,37 @@ def test_a_plugin_that_does_not_parse_is_reported(tmp_path: Path) -> None:
     plugin.write_text("def f(:\n", encoding="utf-8")
     (problem,) = undeclared_imports(plugin, public_surface())
     assert problem.startswith(f"{plugin}:1: does not parse")
+
+
+def surface_lines() -> list[str]:
+    """The whole public surface, one ``module: name`` per line, sorted."""
+    lines = []
+    for module in (None, *PUBLIC_MODULES):
+        source = module_source(module)
+        dotted = "monologue" if module is None else f"monologue.{module}"
+        names = (declared_names(source) if source is not None else None) or set()
+        lines += [f"{dotted}: {name}" for name in sorted(names)] or [f"{dotted}:"]
+    return lines
+
+
+def test_the_public_surface_is_the_checked_in_list() -> None:
+    expected = SURFACE_FILE.read_text(encoding="utf-8").splitlines()
+    actual = surface_lines()
+    added = sorted(set(actual) - set(expected))
+    removed = sorted(set(expected) - set(actual))
+    assert not added and not removed, (
+        f"the public surface changed (if on purpose, run `python {Path(__file__).name}` and "
+        f"commit {SURFACE_FILE.name}):\n"
+        + "\n".join([*(f"+ {line}" for line in added), *(f"- {line}" for line in removed)])
+    )
+
+
+def test_the_top_level_names_are_few_and_the_pinned_ones_are_there() -> None:
+    names = declared_names(CORE / "__init__.py") or set()
+    assert len(names) <= MAX_TOP_LEVEL, f"monologue.__all__ has {len(names)} names"
+    assert names >= PINNED, f"pinned names missing: {sorted(PINNED - names)}"
+
+
+if __name__ == "__main__":
+    SURFACE_FILE.write_text("\n".join(surface_lines()) + "\n", encoding="utf-8")
+    print(f"wrote {SURFACE_FILE}: {len(surface_lines())} lines")

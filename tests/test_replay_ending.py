@@ -13,9 +13,9 @@ import pytest
 from pytest_monologue import PluginSandbox
 
 from monologue import hookimpl
-from monologue._replay import Driver, replay
 from monologue.errors import RecordingError
 from monologue.events import Event
+from monologue.replay._replay import Driver, replay
 
 
 class Quiet:

@@ -47,29 +47,29 @@ _LAZY = {
     "Usage": "events",
     "MonologueConfig": "settings",
     "load_config": "settings",
-    "Narration": "_narration",
-    "Session": "_sessions",
-    "current": "_sessions",
-    "session": "_sessions",
-    "SkillCall": "_skills",
-    "SkillResult": "_skills",
-    "SkillSpec": "_skills",
-    "emit": "_emitter",
-    "monologue": "_decorator",
+    "Narration": "events._narration",
+    "Session": "pipeline._session",
+    "current": "pipeline._session",
+    "session": "pipeline._session",
+    "SkillCall": "events._skills",
+    "SkillResult": "events._skills",
+    "SkillSpec": "events._skills",
+    "emit": "pipeline._emitter",
+    "monologue": "pipeline._decorator",
     # pluggy loads with the markers, when a plugin or the plugin manager first needs them.
     "hookimpl": "_markers",
     "hookspec": "_markers",
 }
 
 if TYPE_CHECKING:
-    from ._decorator import monologue
-    from ._emitter import emit
     from ._markers import hookimpl, hookspec
-    from ._narration import Narration
-    from ._sessions import Session, current, session
-    from ._skills import SkillCall, SkillResult, SkillSpec
     from .errors import ConfigError, MonologueError, NarratorUnavailable, RecordingError
     from .events import Event, RecordingHeader, Usage
+    from .events._narration import Narration
+    from .events._skills import SkillCall, SkillResult, SkillSpec
+    from .pipeline._decorator import monologue
+    from .pipeline._emitter import emit
+    from .pipeline._session import Session, current, session
     from .settings import MonologueConfig, load_config
 
 

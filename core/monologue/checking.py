@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .events import Usage
 
 if TYPE_CHECKING:
-    from ._narration import Narration
+    from .events._narration import Narration
 
 __all__ = [
     "CheckRecord",

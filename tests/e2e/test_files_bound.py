@@ -23,7 +23,7 @@ class AsksForContext:
 
     @hookimpl
     def narrate(self, session: Any, events: list[Any]) -> str:
-        if session.hooks.narrator_context(session):
+        if session.hooks.first("narrator_context", session=session)[0]:
             self.contexts += 1
         return f"I handled {len(events)} events."
 

@@ -1,6 +1,6 @@
 """`monologue --help` and `monologue plugins` with every first-party plugin installed (the e2e
 environment) import no plugin module and none of the heavy libraries: the first run indexes
-the plugins (core/monologue/_plugin_index.py), later runs read the index."""
+the plugins (core/monologue/plugins/_index.py), later runs read the index."""
 
 from __future__ import annotations
 

@@ -190,7 +190,7 @@ def test_no_marker_reaches_any_sink_and_look_alikes_survive(
             # The gate writes its rolling summary when a narrator asks for the context slice,
             # as Haiku does and the template never does: ask, so the sink is exercised.
             run.drain()
-            run.hooks.narrator_context(run)
+            run.hooks.first("narrator_context", session=run)
         prompts = "\n".join(r.raw.decode("utf-8", "replace") for r in api.requests)
 
     recordings = "\n".join(p.read_text() for p in sorted(record_dir.glob("*.jsonl")))

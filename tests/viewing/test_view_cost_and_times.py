@@ -12,8 +12,8 @@ from pytest_monologue import MockNarrator
 from viewing_support import Cli
 
 from monologue import Narration
-from monologue._cost import NarrationCost, dollars_of
 from monologue.events import Event, RecordingHeader, Usage
+from monologue.replay._cost import NarrationCost, dollars_of
 
 THEN = datetime(2020, 1, 1, 9, 0, tzinfo=UTC)
 

@@ -13,10 +13,10 @@ from pytest_monologue import MockNarrator, PluginSandbox
 from viewing_support import Cli, json_lines, recording_of
 
 from monologue import Session, hookimpl
-from monologue._render import NarrativeLine, RichView, TextView, make_view
-from monologue._replay import Driver, ReplaySummary, replay
-from monologue._viewing import PROGRESS_MIN_BYTES
 from monologue.events import Event
+from monologue.replay._render import NarrativeLine, RichView, TextView, make_view
+from monologue.replay._replay import Driver, ReplaySummary, replay
+from monologue.replay._viewing import PROGRESS_MIN_BYTES
 
 
 @pytest.fixture

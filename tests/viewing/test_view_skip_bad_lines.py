@@ -12,9 +12,9 @@ from pytest_monologue import PluginSandbox
 from test_view_watch import Agent, Shown, completion, header, read_call
 from viewing_support import Cli, recording_of
 
-from monologue._watch import Watch
 from monologue.lines import MAX_LINE_BYTES
 from monologue.recording import read_recording
+from monologue.replay._watch import Watch
 
 HUGE = b'{"type": "text", "data": {"text": "' + b"x" * (MAX_LINE_BYTES + 1024) + b'"}}'
 

@@ -14,9 +14,9 @@ import pytest
 from pytest_monologue import MockNarrator, PluginSandbox
 from viewing_support import narrated_subprocess
 
-from monologue._watch import Watch
 from monologue.events import Event, RecordingHeader
 from monologue.lines import MAX_LINE_BYTES
+from monologue.replay._watch import Watch
 
 NARRATE_EACH = ("-c", "max_buffer_size=1", "-c", "min_buffer_size=1")
 

@@ -67,7 +67,7 @@ def _answer(message: Any, context: ControlContext) -> dict[str, Any] | None:
     return None
 
 
-@hookimpl
+@hookimpl(optionalhook=True)  # monologue-gate's hook: unused without the gate
 def control(session: Session, context: ControlContext) -> dict[str, Any] | None:
     """Claude's decision as a dict, or ``None`` (no key, API failure, timeout, no answer)."""
     from .models import resolve_model

@@ -135,7 +135,7 @@ def _ask(context: PlanningContext, config: MonologueConfig, key: str) -> Any:
     return None
 
 
-@hookimpl
+@hookimpl(optionalhook=True)  # monologue-skills' hook: unused without it
 def plan(session: Session | None, context: PlanningContext) -> Any:
     """A plan from Claude, or ``None`` (no key, API failure, invalid twice) to fall back."""
     from monologue.settings import load_config

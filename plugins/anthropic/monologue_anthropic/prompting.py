@@ -98,8 +98,8 @@ def still_running(session: Session, now: datetime | None = None) -> str:
 def _context_slice(session: Session) -> list[str]:
     """The session so far as a plugin keeps it (monologue-gate's slice: the newest events,
     then a rolling summary of older ones), one defanged line each; empty when none does."""
-    text = session.hooks.narrator_context(session)
-    if text is None:
+    text, _ = session.hooks.first("narrator_context", session=session)
+    if not isinstance(text, str):
         return []
     return [line for line in (_defang(raw) for raw in text.splitlines()) if line][-CONTEXT_LINES:]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pytest_monologue import PluginSandbox
 from pytest_monologue.anthropic import LoopbackAPI
 
-from monologue import Session, hookimpl
+from monologue import Session, hookimpl, hookspec
 
 SLICE = (
     "1. [10:00:01] coder: Read file_path=src/client.py\n"
@@ -17,6 +17,18 @@ SLICE = (
 
 
 class SliceKeeper:
+    """Keeps a slice as monologue-gate does, owning the hook as the gate does (the Haiku
+    narrator does not depend on the gate)."""
+
+    class Specs:
+        @hookspec(firstresult=True)
+        def narrator_context(self, session: Session) -> str | None:
+            """The context slice."""
+
+    @hookimpl
+    def register_hookspecs(self, pm: object) -> None:
+        pm.add_hookspecs(self.Specs)  # type: ignore[attr-defined]
+
     @hookimpl
     def narrator_context(self, session: Session) -> str | None:
         return SLICE if session.agent == "coder" else None

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
     from monologue import Session
     from monologue.events import Event
+    from monologue.plugins import MonologuePluginManager
 
     from .controller import Action, ControllerRunner, Decision
     from .gate import GateState
@@ -87,6 +88,14 @@ def _gate(session: Session) -> GateState | None:
     # Sessions started before the plugin was registered, or with bad settings, are not gated.
     state = session.state.get("gate")
     return state or None
+
+
+@hookimpl
+def register_hookspecs(pm: MonologuePluginManager) -> None:
+    """Add the hooks this plugin owns (``control``, ``narrator_context``)."""
+    from . import hookspecs
+
+    pm.add_hookspecs(hookspecs)
 
 
 @hookimpl

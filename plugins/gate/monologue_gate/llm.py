@@ -68,7 +68,7 @@ def ask_controller(
         answer_schema=Decision.model_json_schema(),
         timeout_s=timeout_s,
     )
-    answer, plugin = session.hooks.control(session, request)
+    answer, plugin = session.hooks.first("control", session=session, context=request)
     if answer is None:
         return _hold("; ".join(request.problems) or NO_CONTROLLER)
     try:

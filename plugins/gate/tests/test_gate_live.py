@@ -71,7 +71,7 @@ def test_on_a_long_session_the_narrators_context_is_a_slice_refreshed_only_on_ch
         assert narrator_context(s) is not None
         assert "Latest summary: none (all 2 events are shown above)." in str(narrator_context(s))
         # Narrators get it through the hook, without importing the gate.
-        assert s.hooks.narrator_context(s) == narrator_context(s)
+        assert s.hooks.first("narrator_context", session=s)[0] == narrator_context(s)
         for i in range(20):
             tool(s, "Read", f"line {i}")
         s.hint("task_completed")

@@ -29,5 +29,6 @@ _SKILL = SkillPlugin(
     NOTIFY_SCHEMA,
     "monologue_notify.notification:notify",
 )
+register_hookspecs = _SKILL.register_hookspecs
 register_skills = _SKILL.register_skills
 execute_skill = _SKILL.execute_skill

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from click.testing import Result
 
     from monologue import Event, Narration, Session
-    from monologue._hooks import Hooks
     from monologue.plugins import MonologuePluginManager
+    from monologue.plugins._hooks import Hooks
 
 __all__ = [
     "WAIT",

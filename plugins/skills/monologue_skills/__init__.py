@@ -20,8 +20,25 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from monologue import Session, SkillCall, SkillResult
+    from monologue.plugins import MonologuePluginManager
 
-__all__ = ["execute_skill", "plan", "register_commands", "register_settings", "register_skills"]
+__all__ = [
+    "execute_skill",
+    "plan",
+    "register_commands",
+    "register_hookspecs",
+    "register_settings",
+    "register_skills",
+    "status_board",
+]
+
+
+@hookimpl
+def register_hookspecs(pm: MonologuePluginManager) -> None:
+    """Add the hooks this plugin owns (``register_skills``, ``plan``)."""
+    from . import hookspecs
+
+    pm.add_hookspecs(hookspecs)
 
 
 @hookimpl
@@ -58,3 +75,16 @@ def register_commands(cli: click.Group) -> None:
     from .cli import skills
 
     cli.add_command(skills)
+
+
+def status_board() -> dict[str, Any] | None:
+    """The ``status`` board kept in the skills' state file (``state_file``); ``None`` without
+    a state file or a board. A damaged state file raises its error."""
+    from .settings import state_path
+    from .state import StateStore
+
+    path = state_path()
+    if path is None or not path.is_file():
+        return None
+    board = StateStore(path).document().get("status")
+    return board if isinstance(board, dict) and board else None

@@ -1,12 +1,17 @@
 """One skill as a plugin: what monologue-speak, -notify, -status and -webhook are made of.
 
-A distribution that brings one skill makes a :class:`SkillPlugin` and exposes its two hooks
-at module level; the handler is named by a ``module:function`` string and imported only when
+A distribution that brings one skill makes a :class:`SkillPlugin` and exposes its hooks at
+module level; the handler is named by a ``module:function`` string and imported only when
 the skill runs, so ``monologue --help`` does not pay for it::
 
     _SKILL = SkillPlugin("status", "Update the board.", SCHEMA, "monologue_status.board:status")
+    register_hookspecs = _SKILL.register_hookspecs
     register_skills = _SKILL.register_skills
     execute_skill = _SKILL.execute_skill
+
+``register_skills`` is monologue-skills' own hook; such a distribution depends on
+monologue-skills and declares the hook itself too, so that it loads (and its skill is
+registered) even where monologue-skills is installed but not loaded.
 
 The handler gets the parameters and a :class:`~monologue_skills.state.SkillState`, returns
 the action's output, and raises :class:`~monologue_skills.errors.SkillFailed` to fail it.
@@ -22,12 +27,14 @@ from monologue import hookimpl
 
 if TYPE_CHECKING:
     from monologue import Session, SkillCall, SkillResult
+    from monologue.plugins import MonologuePluginManager
 
 __all__ = ["SkillPlugin"]
 
 
 class SkillPlugin:
-    """The ``register_skills`` and ``execute_skill`` hooks of a plugin with one skill."""
+    """The ``register_hookspecs``, ``register_skills`` and ``execute_skill`` hooks of a plugin
+    with one skill."""
 
     def __init__(
         self, name: str, description: str, parameters: dict[str, Any], handler: str
@@ -36,6 +43,12 @@ class SkillPlugin:
         self.description = description
         self.parameters = parameters
         self._handler = handler
+
+    @hookimpl
+    def register_hookspecs(self, pm: MonologuePluginManager) -> None:
+        from . import hookspecs
+
+        pm.add_hookspecs(hookspecs)  # once per manager, whoever adds it first
 
     @hookimpl
     def register_skills(self, register: Callable[..., Any]) -> None:

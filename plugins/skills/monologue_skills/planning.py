@@ -57,7 +57,7 @@ def make_plan(
     pm: MonologuePluginManager, context: PlanContext, session: Session | None = None
 ) -> tuple[Plan, str]:
     """A valid plan for ``context`` and who made it (a plugin name, or ``"offline"``)."""
-    answer, planner = pm.hooks.plan(session, context)
+    answer, planner = pm.hooks.first("plan", session=session, context=context)
     if answer is not None:
         plan, problems = context.check(answer)
         if plan is not None:

@@ -26,5 +26,6 @@ SPEAK_SCHEMA: dict[str, Any] = {
 _SKILL = SkillPlugin(
     "speak", "Say a sentence aloud (espeak-ng).", SPEAK_SCHEMA, "monologue_speak.speech:speak"
 )
+register_hookspecs = _SKILL.register_hookspecs
 register_skills = _SKILL.register_skills
 execute_skill = _SKILL.execute_skill

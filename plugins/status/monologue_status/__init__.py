@@ -32,5 +32,6 @@ _SKILL = SkillPlugin(
     STATUS_SCHEMA,
     "monologue_status.board:status",
 )
+register_hookspecs = _SKILL.register_hookspecs
 register_skills = _SKILL.register_skills
 execute_skill = _SKILL.execute_skill

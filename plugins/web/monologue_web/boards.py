@@ -78,16 +78,11 @@ def _task_rows(task_id: str | None) -> list[TaskRow] | None:
 
 def _status_board() -> dict[str, Any] | None:
     try:
-        from monologue_skills.settings import state_path
-        from monologue_skills.state import StateStore
+        from monologue_skills import status_board
     except ImportError:
         return None
-    path = state_path()
-    if path is None or not path.is_file():
-        return None
     try:
-        board = StateStore(path).document().get("status")
+        return status_board()
     except Exception as exc:  # a damaged state file must not break the page
         log.warning("the status board cannot be read: %s", exc)
         return None
-    return board if isinstance(board, dict) and board else None

@@ -30,5 +30,6 @@ _SKILL = SkillPlugin(
     WEBHOOK_SCHEMA,
     "monologue_webhook.post:webhook",
 )
+register_hookspecs = _SKILL.register_hookspecs
 register_skills = _SKILL.register_skills
 execute_skill = _SKILL.execute_skill
