@@ -17,8 +17,10 @@ if TYPE_CHECKING:
     from .events import Event
 
 __all__ = [
+    "DEFAULT_MAX_EVENT_BYTES",
     "MAX_DOCUMENT_BYTES",
     "MAX_LINE_BYTES",
+    "MIN_EVENT_BYTES",
     "SNIFF_BYTES",
     "LineParser",
     "SkippedLines",
@@ -32,6 +34,10 @@ __all__ = [
 
 log = logging.getLogger("monologue.recording")
 
+DEFAULT_MAX_EVENT_BYTES: Final = 1 << 20
+"""One recorded event's default size budget (``record_max_event_bytes``)."""
+MIN_EVENT_BYTES: Final = 4 << 10
+"""Smaller budgets are refused: the event's own fields and the truncation note need room."""
 MAX_LINE_BYTES: Final = 8 << 20
 """Readers refuse longer lines: a damaged or hostile file must not make them load a huge line
 into memory. Real lines (a tool result with a whole file in it) stay far below."""

@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from monologue.errors import MonologueError
+from monologue.lines import DEFAULT_MAX_EVENT_BYTES
 from monologue.redact import may_contain_secret, redact
 
-from ._budget import DEFAULT_MAX_EVENT_BYTES, TRUNCATED_KEY, fit_line
+from ._budget import TRUNCATED_KEY, fit_line
 from ._reading import (
     HEADER_PREFIX,
     RecordingDecoder,

@@ -13,12 +13,9 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     from monologue.events import Event
 
-__all__ = ["DEFAULT_MAX_EVENT_BYTES", "MIN_EVENT_BYTES", "TRUNCATED_KEY", "fit_line"]
+__all__ = ["TRUNCATED_KEY", "fit_line"]
 
 TRUNCATED_KEY: Final = "_truncated"
-DEFAULT_MAX_EVENT_BYTES: Final = 1 << 20
-MIN_EVENT_BYTES: Final = 4 << 10
-"""Smaller budgets are refused: the event's own fields and the truncation note need room."""
 _NOTE_ROOM: Final = 512
 """Bytes kept free for the ``_truncated`` note."""
 _CUT_NOTE: Final = 32

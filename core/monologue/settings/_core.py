@@ -15,8 +15,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from monologue._budget import DEFAULT_MAX_EVENT_BYTES, MIN_EVENT_BYTES
-from monologue.lines import MAX_LINE_BYTES
+from monologue.lines import DEFAULT_MAX_EVENT_BYTES, MAX_LINE_BYTES, MIN_EVENT_BYTES
 
 from ._validate import validate
 
@@ -132,6 +131,11 @@ class MonologueConfig(BaseModel):
                 found = resolved.models.setdefault(model, found)
         assert isinstance(found, model)
         return found
+
+    def remember_sources(self, resolved: Resolved) -> None:
+        """Keep what this config was layered from, so plugin models resolve from the same
+        sources (``load_config`` calls it once, before anyone reads the config)."""
+        self._resolved = resolved
 
     def given(self) -> dict[str, Any]:
         """Every value a source gave (any plugin's too), by key: the last source's wins."""

@@ -99,7 +99,7 @@ def load_config(
                 given[key] = value
                 sources[key] = f"env {layer.label(key)}" if layer.is_env else layer.label(key)
     config = validate(MonologueConfig, given, sources, tolerant=not strict)
-    config._resolved = Resolved(given, sources, tolerant=not strict)
+    config.remember_sources(Resolved(given, sources, tolerant=not strict))
     for model in (models or {}).values():
         config.settings(model)  # a bad value is found (and warned about) now, not mid-run
     return config
