@@ -119,10 +119,16 @@ def test_the_mode_may_come_from_the_environment(env: dict[str, str], recording: 
     assert [line["text"] for line in by_env] == [line["text"] for line in by_flag]
 
 
-def test_a_bad_mode_is_reported_and_the_replay_goes_on_ungated(
-    env: dict[str, str], recording: Path
-) -> None:
-    ungated, stderr = replay(env, recording, "-c", "gate=loud")
-    assert "gate = 'loud': must be 'assist', 'strict' or 'llm'" in stderr
-    without_gate, _ = replay({**env, "MONOLOGUE_DISABLE_PLUGINS": "gate"}, recording)
-    assert [line["text"] for line in ungated] == [line["text"] for line in without_gate]
+def test_a_bad_mode_stops_the_command_with_one_line(env: dict[str, str], recording: Path) -> None:
+    # A bad value is handled one way (issue 26): the CLI refuses it, exit 2, one line naming
+    # the key, the value and where it came from; nothing is narrated.
+    done = run_command(
+        [str(MONOLOGUE), "replay", str(recording), "--narrator", "template", "-c", "gate=loud"],
+        env,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("monologue replay: gate = 'loud' (from command-line flags)")
+    assert "'assist', 'strict' or 'llm'" in lines[0]
