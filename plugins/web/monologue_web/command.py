@@ -6,14 +6,13 @@ Ctrl-C stops the server quietly with exit status 0: stopping is what a server is
 from __future__ import annotations
 
 import contextlib
-import os
 from pathlib import Path
 
 import click
 
 from .bind import BindRefused, PortTaken, bind_socket, check_bind, new_token
 
-__all__ = ["make_private_folder", "serve_command"]
+__all__ = ["serve_command"]
 
 
 @click.command("serve")
@@ -45,6 +44,7 @@ def serve_command(
 
     import uvicorn
 
+    from monologue.files import make_private_folder
     from monologue.settings import load_config
 
     from .app import WebSettings, create_app
@@ -60,7 +60,10 @@ def serve_command(
     if record_dir is None:
         # The recorder has not run yet: make its folder (owner-only), and show it empty.
         folder = load_config().resolved_record_dir()
-        make_private_folder(folder)
+        try:
+            make_private_folder(folder)
+        except OSError as exc:
+            raise click.ClickException(f"cannot create {folder}: {exc.strerror or exc}") from None
     elif not record_dir.is_dir():
         raise click.ClickException(f"--record-dir {record_dir}: no such folder")
     else:
@@ -86,16 +89,3 @@ def serve_command(
     # uvicorn shuts down gracefully on Ctrl-C, then raises it again for its caller.
     with contextlib.suppress(KeyboardInterrupt):
         server.run(sockets=[sock])
-
-
-def make_private_folder(folder: Path) -> None:
-    """Create ``folder`` and each missing parent with mode 0700 (``mkdir(parents=True)``
-    gives the parents the default mode)."""
-    missing = [path for path in (folder, *folder.parents) if not path.exists()]
-    for path in reversed(missing):
-        try:
-            os.mkdir(path, 0o700)
-        except FileExistsError:
-            pass
-        except OSError as exc:
-            raise click.ClickException(f"cannot create {path}: {exc.strerror}") from None
