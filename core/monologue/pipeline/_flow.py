@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from ._pending import PendingBuffer
     from ._session import Session, _Counts
+    from ._worker import NarrationWorker
 
 log = logging.getLogger("monologue.session")
 
@@ -62,6 +63,8 @@ class EventFlow:
         def hooks(self) -> Hooks: ...
 
         def request_narration(self, reason: str = "buffer") -> None: ...
+
+        def _ensure_worker(self) -> NarrationWorker: ...
 
     def feed(self, obj: Any) -> list[Event]:
         """Dispatch whatever events an ``adapt`` plugin makes of ``obj`` (none if nobody can).
@@ -163,6 +166,8 @@ class EventFlow:
         event = scrub(event)
         kind = event.type
         data = event.data
+        # A hint is asked about (it may make a should_speak plugin speak) but not narrated.
+        asked = self.narrator is not None and kind not in _SILENT_TYPES
         with self.lock:
             counts = self._counts
             counts.events += 1
@@ -179,13 +184,12 @@ class EventFlow:
                     counts.tool_errors += 1
             elif kind == "hint":
                 self.hints.append(data["name"])
-            # A hint is asked about (it may make a should_speak plugin speak) but not narrated.
-            if kind != "hint" and kind not in _SILENT_TYPES and self.narrator is not None:
+            if asked and kind != "hint":
                 self._pending.append(event)
         hooks = self._hooks or self.hooks  # resolved at start; skip the property per event
-        session = cast("Session", self)
+        session: Session = self  # type: ignore[assignment]  # the mixin is always a Session
         hooks.event(session, event)
-        if kind in _SILENT_TYPES or kind == "completion" or self.narrator is None:
+        if not asked or kind == "completion":
             return event
         answer, _ = hooks.should_speak(session, event)
         if answer is False:
@@ -198,7 +202,9 @@ class EventFlow:
             reason = "max_buffer"
         else:
             return event
-        self.request_narration(reason)
+        # request_narration, less the checks that hold here (a narrator, the pipeline thread).
+        if self._status == "active":
+            self._ensure_worker().request(reason)
         return event
 
     def when_idle(self, fn: Callable[[], object]) -> None:

@@ -90,15 +90,16 @@ class GateState:
             self.watch.activity = True
         # Each hint is judged as it arrives (session.hints holds them all until a narrative);
         # triggers are consumed when the gate speaks, so older hints need no second look.
-        hints: list[str] = []
+        runner = self.runner
+        hints: tuple[str, ...] = ()  # no list to build for the events that are no hint
         if event.type == "hint":
-            hints.append(event.data["name"])
+            hints = (event.data["name"],)
         else:
-            self.runner.observe(event)
+            runner.observe(event)
         mode = self.settings.mode
-        if mode == "assist" and not self.runner.may_speak(hints):
+        if mode == "assist" and not runner.may_speak(hints):
             return None  # the common case, once per event: nothing to decide
-        decision = self.runner.live_decision(hints)
+        decision = runner.live_decision(hints)
         if decision["speak_now"]:
             if WAITING_HINT in hints and not session.pending:
                 # Nothing new to narrate, yet someone waits: an idle turn says what is running.

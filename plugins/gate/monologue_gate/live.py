@@ -45,7 +45,8 @@ class TriggerWindow:
         return len(self._triggers)
 
     def observe(self, event: Event) -> None:
-        self._apply_restart()
+        if self._restart:  # _apply_restart's test inline: this runs once per event
+            self._apply_restart()
         kind = event.type
         trigger = None
         if kind in policy.TRIGGER_TYPES:
@@ -64,7 +65,8 @@ class TriggerWindow:
 
     def may_speak(self, hints: Sequence[str]) -> bool:
         """Whether :meth:`find` would find something; cheap, and it consumes nothing."""
-        self._apply_restart()
+        if self._restart:
+            self._apply_restart()
         if self._armed:
             return True
         return any(hint in policy.SPEAK_HINTS for hint in hints) if hints else False
