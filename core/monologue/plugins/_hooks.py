@@ -7,8 +7,8 @@ methods here are plain pluggy calls, ``firstresult`` included. Three kinds of ca
 loop of their own, each for a reason pluggy's loop cannot serve:
 
 - the per-event hooks (:meth:`Hooks.event`, :meth:`Hooks.should_speak`) run on every event;
-  a lean loop over the unguarded functions, calling with the arguments as given, costs half
-  of pluggy's loop and guard (benchmarks/bench_pipeline.py, "sustained");
+  a lean loop over the unguarded functions, calling with the arguments as given, costs a
+  third to a half of pluggy's loop through the guards (``benchmarks/bench_facade.py``);
 - hooks routed to one plugin (``narrate``, ``execute_skill``, the narrator's own questions)
   or asked of each plugin with its own arguments or for an answer kept by plugin
   (``register_event_types``, ``register_skills``, ``register_settings``);
