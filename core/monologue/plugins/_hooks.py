@@ -1,24 +1,38 @@
 """The typed facade through which the core calls hooks.
 
-Business code calls ``Hooks`` methods, never ``pm.hook.*``. Implementations are called one at
-a time (in pluggy's order: ``tryfirst`` first, then last registered first) so that one
-plugin's exception is logged against it, counted in :attr:`Hooks.errors`, and never stops
-the other plugins nor the agent. This module only calls implementations: which narrator a
-session uses is decided in ``_narrators.py``, and skill calls are routed in
-``_skill_router.py``; the methods here for them keep one stable name for callers.
+Business code calls ``Hooks`` methods, never ``pm.hook.*``. One plugin's exception is logged
+against it, counted in :attr:`Hooks.errors`, and never stops the other plugins nor the
+agent: the manager guards every implementation at registration (``_guard.py``), so most
+methods here are plain pluggy calls, ``firstresult`` included. Three kinds of call keep a
+loop of their own, each for a reason pluggy's loop cannot serve:
+
+- the per-event hooks (:meth:`Hooks.event`, :meth:`Hooks.should_speak`) run on every event;
+  a lean loop over the unguarded functions, calling with the arguments as given, costs a
+  third to a half of pluggy's loop through the guards (``benchmarks/bench_facade.py``);
+- hooks routed to one plugin (``narrate``, ``execute_skill``, the narrator's own questions)
+  or asked of each plugin with its own arguments or for an answer kept by plugin
+  (``register_event_types``, ``register_skills``, ``register_settings``);
+- the readers (:meth:`Hooks.open_session`), which collect each plugin's refusal, and the claim
+  checker, whose exception must reach the caller.
+
+This module only calls implementations: which narrator a session uses is decided in
+``_narrators.py``, and skill calls are routed in ``_skill_router.py``; the methods here for
+them keep one stable name for callers.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from monologue.errors import NotMyFormat, RecordingError, UnknownFormat
 
 from . import _narrators
+from ._env import is_strict
+from ._guard import answered_by, unguarded
 
 if TYPE_CHECKING:
     import click
@@ -54,6 +68,7 @@ class Hooks:
         self._pm = pm
         self._generation = -1
         self._cache: dict[str, list[HookImpl]] = {}
+        self._fast: dict[str, list[tuple[Callable[..., Any], tuple[str, ...], str]]] = {}
         self._event_types_generation = -1
         self._settings_generation = -1
         self._settings_models: dict[str, type[BaseModel]] = {}
@@ -66,6 +81,7 @@ class Hooks:
         """Implementations of ``hook`` in call order (cached until plugins change)."""
         if self._generation != self._pm.generation:
             self._cache.clear()
+            self._fast.clear()
             self._generation = self._pm.generation
         impls = self._cache.get(hook)
         if impls is None:
@@ -93,35 +109,42 @@ class Hooks:
         elif count % 100 == 0:
             log.error("plugin %r has raised in %s %d times", plugin, hook, count)
 
-    # An implementation taking every argument, in the spec's order (most do), gets them as
-    # they are; picking them by name costs as much as a small plugin's whole hook.
-    def _broadcast(self, hook: str, kwargs: dict[str, Any]) -> None:
+    def _calls(self, hook: str) -> list[tuple[Callable[..., Any], tuple[str, ...], str]]:
+        """``(unguarded function, argument names, plugin)`` of each implementation, cached."""
+        calls = self._fast.get(hook) if self._generation == self._pm.generation else None
+        if calls is None:
+            calls = [(unguarded(i), tuple(i.argnames), i.plugin_name) for i in self.impls(hook)]
+            self._fast[hook] = calls
+        return calls
+
+    # The per-event loop (see the module's docstring): an implementation taking every
+    # argument in the spec's order (most do) gets them as they are.
+    def _per_event(self, hook: str, kwargs: dict[str, Any], first: bool) -> tuple[Any, str | None]:
         names, values = tuple(kwargs), tuple(kwargs.values())
-        for impl in self.impls(hook):
+        for function, argnames, plugin in self._calls(hook):
             try:
-                if impl.argnames == names:
-                    impl.function(*values)
+                if argnames == names:
+                    answer = function(*values)
                 else:
-                    impl.function(*[kwargs[name] for name in impl.argnames])
+                    answer = function(*[kwargs[name] for name in argnames])
             except Exception as exc:
-                self.report(impl.plugin_name, hook, exc)
+                self.report(plugin, hook, exc)
+                if is_strict():
+                    raise
+                continue
+            if first and answer is not None:
+                return answer, plugin
+        return None, None
 
     def _first(self, hook: str, kwargs: dict[str, Any]) -> tuple[Any, str | None]:
-        names, values = tuple(kwargs), tuple(kwargs.values())
-        for impl in self.impls(hook):
-            try:
-                if impl.argnames == names:
-                    answer = impl.function(*values)
-                else:
-                    answer = impl.function(*[kwargs[name] for name in impl.argnames])
-            except NotMyFormat:
-                continue  # a reader's refusal is an answer of "no", not a failure
-            except Exception as exc:
-                self.report(impl.plugin_name, hook, exc)
-                continue
-            if answer is not None:
-                return answer, impl.plugin_name
-        return None, None
+        """Pluggy's ``firstresult`` call of ``hook`` and the plugin that answered."""
+        caller = getattr(self._pm.hook, hook, None)
+        if caller is None or not caller.has_spec():
+            return None, None
+        if not caller.spec.opts.get("firstresult"):
+            raise TypeError(f"hook {hook!r} is not a firstresult hook: it has no first answer")
+        answer = caller(**kwargs)
+        return (None, None) if answer is None else (answer, answered_by())
 
     def impl_of(self, hook: str, plugin: str) -> HookImpl | None:
         """``plugin``'s implementation of ``hook``, if it has one."""
@@ -133,39 +156,38 @@ class Hooks:
     @staticmethod
     def call_impl(impl: HookImpl, **kwargs: Any) -> Any:
         """Call one implementation with the arguments it asks for; exceptions propagate."""
-        return impl.function(*[kwargs[name] for name in impl.argnames])
+        return unguarded(impl)(*[kwargs[name] for name in impl.argnames])
 
     # -- broadcast hooks ----------------------------------------------------------------
 
     def session_start(self, session: Session) -> None:
-        self._broadcast("on_session_start", {"session": session})
+        self._pm.hook.on_session_start(session=session)
 
     def event(self, session: Session, event: Event) -> None:
         """``on_event``, then the type's own hook (``on_tool_call``, ...) if it has one."""
         kwargs = {"session": session, "event": event}
-        self._broadcast("on_event", kwargs)
+        self._per_event("on_event", kwargs, first=False)
         specific = _TYPE_HOOKS.get(event.type)
         if specific is not None:
-            self._broadcast(specific, kwargs)
+            self._per_event(specific, kwargs, first=False)
 
     def complete(self, session: Session, event: Event) -> None:
-        self._broadcast("on_complete", {"session": session, "event": event})
+        self._pm.hook.on_complete(session=session, event=event)
 
     def narrative(self, session: Session, narrative: Event) -> None:
-        self._broadcast("on_narrative", {"session": session, "narrative": narrative})
+        self._pm.hook.on_narrative(session=session, narrative=narrative)
 
     def register_commands(self, cli: click.Group) -> None:
-        self._broadcast("register_commands", {"cli": cli})
+        self._pm.hook.register_commands(cli=cli)
 
     # -- first-answer hooks -------------------------------------------------------------
 
     def should_speak(self, session: Session, event: Event) -> tuple[bool | str | None, str | None]:
         """The first opinion and the plugin that gave it; ``(None, None)`` when nobody has one."""
-        answer, plugin = self._first("should_speak", {"session": session, "event": event})
-        return answer, plugin
+        return self._per_event("should_speak", {"session": session, "event": event}, first=True)
 
     def adapt(self, obj: Any, session: Session | None = None) -> list[Event] | None:
-        answer, _ = self._first("adapt", {"obj": obj, "session": session})
+        answer = self._pm.hook.adapt(obj=obj, session=session)
         return None if answer is None else list(answer)
 
     def load_session(self, path: Path) -> Iterable[Event] | None:
@@ -231,7 +253,8 @@ class Hooks:
         """The first answer to ``hook`` and the plugin that gave it; ``(None, None)`` when no
         implementation answers, or nobody declares the hook (a plugin's own hook, its owner
         not installed). For plugins calling the hooks plugins own (the gate's ``control``,
-        monologue-skills' ``plan``...), with the same fault isolation as the core's hooks."""
+        monologue-skills' ``plan``...), with the same fault isolation as the core's hooks.
+        ``hook`` must be declared ``firstresult``."""
         return self._first(hook, kwargs)
 
     def line_parser(self, path: Path) -> tuple[LineParser | None, str | None]:

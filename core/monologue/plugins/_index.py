@@ -110,12 +110,14 @@ def _commands(
     the error of each plugin that failed to add them."""
     import click
 
+    from ._guard import unguarded
+
     found: dict[str, IndexedCommand] = {}
     errors: dict[str, str] = {}
     for impl in manager.hook.register_commands.get_hookimpls():
         group = click.Group()
         try:
-            impl.function(**{name: group for name in impl.argnames if name == "cli"})
+            unguarded(impl)(**{name: group for name in impl.argnames if name == "cli"})
         except Exception as exc:
             errors[impl.plugin_name] = f"{type(exc).__name__}: {exc}"
             continue

@@ -26,6 +26,7 @@ from monologue.errors import PluginLoadError
 
 from . import hookspecs
 from ._env import Active, allowed_by, failure_message, is_strict
+from ._guard import guard
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
@@ -62,7 +63,9 @@ class PluginFailure:
 
 
 class MonologuePluginManager(pluggy.PluginManager):
-    """A pluggy manager with monologue's specs, strict registration and load bookkeeping."""
+    """A pluggy manager with monologue's specs, strict registration, per-plugin fault isolation
+    (each implementation is guarded as it registers, see ``_guard.py``) and load
+    bookkeeping."""
 
     def __init__(self) -> None:
         super().__init__(PROJECT_NAME)
@@ -102,7 +105,9 @@ class MonologuePluginManager(pluggy.PluginManager):
             if impl.plugin is plugin and (impl.hookwrapper or impl.wrapper)
         ]
         if wrappers:
-            # The facade calls implementations one at a time, to isolate their failures; a
+            # A guard turns an exception into ``None``: a wrapper around a failing plugin
+            # would see a result where there was an error, and the per-event loop and the
+            # routed calls (see ``_hooks.py``) call implementations one at a time, where a
             # wrapper would be called as a plain implementation and misbehave silently.
             self.unregister(plugin)
             raise PluginLoadError(
@@ -110,6 +115,10 @@ class MonologuePluginManager(pluggy.PluginManager):
                 f"{', '.join(sorted(wrappers))}; monologue calls each implementation on its own "
                 "and does not support wrappers"
             )
+        for caller in self.get_hookcallers(plugin) or []:
+            for impl in caller.get_hookimpls():
+                if impl.plugin is plugin:
+                    guard(impl, caller.name, self.hooks.report)
         self.generation += 1
         return registered
 
