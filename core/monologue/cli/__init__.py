@@ -29,6 +29,7 @@ __all__ = [
     "main",
 ]
 
+
 def load_plugins() -> MonologuePluginManager:
     """The loaded plugin manager; a fatal load (strict mode) becomes a clean CLI error."""
     from monologue.errors import PluginLoadError
