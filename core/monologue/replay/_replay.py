@@ -219,6 +219,8 @@ class Driver:
     _kicked_at: float = field(default=0.0, init=False)
     _pumped: int = field(default=0, init=False)
     """Events the pump has dispatched: it moved while the reader waited, so not settled."""
+    _heard_at: float | None = field(default=None, init=False)
+    """``session.last_narrative_at`` when the last narrative reached the view."""
     _failure: BaseException | None = field(default=None, init=False)
     """What stopped the pump (a view that failed, say), raised on the reading thread."""
     _last_type: str | None = field(default=None, init=False)
@@ -408,13 +410,18 @@ class Driver:
             if (session.last_event_at or 0.0) < self._kicked_at:
                 return
             try:
-                # wait_idle(0) on this thread only asks whether a turn is pending.
-                while self._inbox and session.wait_idle(0):
+                while self._inbox and self._quiet(session):
                     self._show(session, self._inbox.popleft())
                     self._pumped += 1
             except BaseException as exc:
                 self._failure = exc
                 self._inbox.clear()
+
+    def _quiet(self, session: Session) -> bool:
+        """No narration turn is asked for or running (``wait_idle(0)`` on the pipeline thread
+        only asks), and none has finished with its narrative still queued behind the pump:
+        a fast narrator can do all that between two of its events."""
+        return session.wait_idle(0) and session.last_narrative_at == self._heard_at
 
     def _pace(self, ts: datetime) -> None:
         """Sleep for the recorded gap before ``ts``, scaled and capped."""
@@ -426,6 +433,8 @@ class Driver:
         self._clock = ts if self._clock is None else max(ts, self._clock)
 
     def _narrated(self, narrative: Event) -> None:
+        if self.session is not None:
+            self._heard_at = self.session.last_narrative_at
         self.tally.narratives += 1
         if self.checks is not None:
             self.checks.add(narrative.data)
