@@ -122,3 +122,25 @@ def test_ctrl_c_closes_without_narrating_what_was_read_ahead(
     assert driver.session is not None and driver.session.closed
     # Nothing read ahead was dispatched: the replay ran no tool call at all.
     assert not any(line.startswith("t") for line in view.lines)
+
+
+def test_a_view_that_fails_on_the_pipeline_thread_fails_the_replay(
+    monologue_plugins: PluginSandbox,
+) -> None:
+    class Broken(Shown):
+        def event(self, event: Event) -> None:
+            if event.data.get("tool_use_id") == "t10":
+                raise BrokenPipeError("the terminal went away")
+            super().event(event)
+
+    monologue_plugins.register(Plugins(), name="turns")
+    view = Broken()
+    driver = Driver(Path("60.jsonl"), view, config={"narrator": "turns"})
+    with pytest.raises(BrokenPipeError, match="terminal went away"):
+        replay(driver)
+    assert driver.session is not None and driver.session.closed
+    # Everything before the failing event was shown, in order; after it, only the final
+    # narration of what was dispatched (closing narrates it), no later event.
+    shown = len(expected(10))
+    assert view.lines[:shown] == expected(10)
+    assert all(line.startswith("said ") for line in view.lines[shown:])

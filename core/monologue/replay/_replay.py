@@ -259,7 +259,12 @@ class Driver:
         if session is None:
             return
         if self._wait_turns:
-            self._settle(session)
+            try:
+                self._settle(session)
+            except BaseException:  # the view failed, or Ctrl-C: the session still closes
+                self.interrupt()
+                session.close(details={"ending": "cut_off", "skipped_lines": skipped_lines})
+                raise
         result: Any = None
         failure: RecordedFailure | None = None
         finished = not session.open_tool_calls and self._last_type in ("text", "completion")
