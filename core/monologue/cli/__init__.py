@@ -8,7 +8,6 @@ their heavy imports inside functions, so ``monologue --help`` stays fast.
 from __future__ import annotations
 
 import functools
-import logging
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -29,35 +28,6 @@ __all__ = [
     "load_plugins",
     "main",
 ]
-
-log = logging.getLogger("monologue")
-
-
-class _Formatter(logging.Formatter):
-    """``monologue: message``, tracebacks only with ``--verbose``."""
-
-    def __init__(self, verbose: bool) -> None:
-        super().__init__("monologue: %(message)s")
-        self.verbose = verbose
-
-    def formatException(self, ei: Any) -> str:
-        return super().formatException(ei) if self.verbose else ""
-
-    def format(self, record: logging.LogRecord) -> str:
-        if not self.verbose:
-            record.exc_text = ""
-            text = super().format(record)
-            return text.rstrip()
-        return super().format(record)
-
-
-def configure_logging(verbose: bool = False) -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_Formatter(verbose))
-    root = logging.getLogger("monologue")
-    root.handlers[:] = [handler]
-    root.setLevel(logging.DEBUG if verbose else logging.WARNING)
-    root.propagate = False
 
 
 def load_plugins() -> MonologuePluginManager:
@@ -84,12 +54,23 @@ def _plugin_index() -> PluginIndex | None:
 
     index = plugin_index()
     allowed = allowed_by()
-    for row in index["rows"]:
-        if row["status"] == "failed" and allowed(row["name"], row["distribution"]):
-            log.warning(failure_message(row["name"], row["distribution"], row["error"]))
+    failed = [
+        failure_message(row["name"], row["distribution"], row["error"])
+        for row in index["rows"]
+        if row["status"] == "failed" and allowed(row["name"], row["distribution"])
+    ]
     dists = {row["name"]: row["distribution"] for row in index["rows"]}
-    for plugin, error in index["command_errors"].items():
-        if allowed(plugin, dists.get(plugin)):
+    raised = [
+        (plugin, error)
+        for plugin, error in index["command_errors"].items()
+        if allowed(plugin, dists.get(plugin))
+    ]
+    if failed or raised:
+        from ._logging import log  # only then: --help has nothing to log
+
+        for message in failed:
+            log.warning(message)
+        for plugin, error in raised:
             log.error("plugin %r raised in register_commands: %s", plugin, error)
     return index
 
@@ -173,6 +154,8 @@ def cli(verbose: bool) -> None:
     Configuration comes from [tool.monologue] in pyproject.toml or monologue.toml,
     MONOLOGUE_* environment variables, and flags; `monologue config` shows the result.
     """
+    from ._logging import configure_logging
+
     configure_logging(verbose)
 
 
@@ -348,6 +331,10 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(" ".join(["monologue", *words[:1]]) + f": {exc}", err=True)
         raise SystemExit(2) from None
     except Exception as exc:
+        import logging
+
+        from ._logging import log
+
         if log.isEnabledFor(logging.DEBUG):  # -v
             raise
         click.echo(

@@ -8,16 +8,23 @@ narrator runs and the narratives found in the file are shown as they were.
 
 Pacing: ``speed=0`` replays instantly, yet waits for each narration turn to finish before
 the next event, as if the agent were slower than its narrator: narration never falls behind
-and nothing is dropped, whatever the narrator's latency. ``speed=1`` follows the recorded
-timestamps, ``speed=N`` goes N times faster, and a gap never lasts more than ``max_gap_s``
-of wall time.
+and nothing is dropped, whatever the narrator's latency, and each turn covers the same
+events on every run. ``speed=1`` follows the recorded timestamps, ``speed=N`` goes N times
+faster, and a gap never lasts more than ``max_gap_s`` of wall time.
+
+An instant replay with a narrator feeds its events from the session's pipeline thread (an
+idle callback, :meth:`Driver._pump`): each event runs there at once, and the next follows
+unless the last one asked for a narration turn. Waiting for the pipeline from the reading
+thread after every event instead cost two thread hand-offs per event, most of the replay's
+time; now the reading thread waits only at turn boundaries, or when its inbox is full.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
-from collections import Counter, OrderedDict
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -45,6 +52,8 @@ NARRATION_TYPES: Final = frozenset({"narrative", "narration_suppressed", "summar
 """What a narrator and its gate produced: replayed as recorded, or produced anew."""
 _REMEMBERED_TIMES: Final = 4096
 """Recorded times kept by event id, to date narratives by the last event they cover."""
+INBOX_SIZE: Final = 1000
+"""Events an instant narrated replay reads ahead before it waits for the pipeline."""
 
 
 def renamed(problem: RecordingError, read: Path, name: Path) -> str:
@@ -185,6 +194,9 @@ class Driver:
     source_format: str | None = None
     """Who read the source (``monologue``, or a reader plugin's name): kept in the meta."""
     max_gap_s: float = MAX_GAP_S
+    read_ahead: int = INBOX_SIZE
+    """Events an instant narrated replay takes in before it waits for them to be narrated
+    (1 for a followed file, whose events must show as they arrive)."""
     sleep: Callable[[float], None] = time.sleep
     tally: Tally = field(default_factory=Tally, init=False)
     session: Session | None = field(default=None, init=False)
@@ -200,6 +212,17 @@ class Driver:
     """The source's own name for the session (a golden recording's scenario), if any."""
     _wait_turns: bool = field(default=False, init=False)
     """Wait for each narration turn before the next event (instant replays)."""
+    _inbox: deque[Event] = field(default_factory=deque, init=False)
+    """Events read and not yet dispatched (instant replays with a narrator)."""
+    _feeding: threading.Lock = field(default_factory=threading.Lock, init=False)
+    """Held by whoever dispatches from the inbox: the pump, or a kick."""
+    _kicked_at: float = field(default=0.0, init=False)
+    _pumped: int = field(default=0, init=False)
+    """Events the pump has dispatched: it moved while the reader waited, so not settled."""
+    _heard_at: float | None = field(default=None, init=False)
+    """``session.last_narrative_at`` when the last narrative reached the view."""
+    _failure: BaseException | None = field(default=None, init=False)
+    """What stopped the pump (a view that failed, say), raised on the reading thread."""
     _last_type: str | None = field(default=None, init=False)
     """The type of the last agent event dispatched (did the agent speak last?)."""
     _dated: bool = field(default=True, init=False)
@@ -235,6 +258,13 @@ class Driver:
         session, held = self.session, self.held
         if session is None:
             return
+        if self._wait_turns:
+            try:
+                self._settle(session)
+            except BaseException:  # the view failed, or Ctrl-C: the session still closes
+                self.interrupt()
+                session.close(details={"ending": "cut_off", "skipped_lines": skipped_lines})
+                raise
         result: Any = None
         failure: RecordedFailure | None = None
         finished = not session.open_tool_calls and self._last_type in ("text", "completion")
@@ -254,6 +284,12 @@ class Driver:
         details["skipped_lines"] = skipped_lines
         session.close(result=result, error=failure, details=details)
         self._check_recorded(session)
+
+    def interrupt(self) -> None:
+        """Forget the events read ahead and not dispatched yet: a replay stopped by the user
+        (Ctrl-C) closes at once, not after narrating up to ``read_ahead`` more events."""
+        with self._feeding:
+            self._inbox.clear()
 
     def summary(self, **fields: Any) -> ReplaySummary:
         session = self.session
@@ -314,6 +350,8 @@ class Driver:
         session.start()
         self._wait_turns = session.narrator is not None and not self.speed
         self._dated = session.narrator is not None or self.recorded
+        if self._wait_turns:
+            session.when_idle(self._pump)
         return session
 
     def _dispatch(self, session: Session, event: Event) -> None:
@@ -331,13 +369,64 @@ class Driver:
             else:
                 self.view.event(event)
             return
+        if self._wait_turns:
+            self._inbox.append(event)
+            if len(self._inbox) >= self.read_ahead:
+                self._settle(session)
+            return
+        self._show(session, event)
+
+    def _show(self, session: Session, event: Event) -> None:
         self._last_type = event.type
         if self._dated:
             self._times.saw(event)
         # Shown as dispatched: the main agent's events get the session's agent name.
         self.view.event(session.dispatch(event))
-        if self._wait_turns:
+
+    def _settle(self, session: Session) -> None:
+        """Wait (on the reading thread) until the inbox has been dispatched and narrated.
+
+        The pump stops at each turn and goes on when the turn's narrative has been through
+        the pipeline. Where no delivery wakes it (a turn that kept its events, a narrator
+        that timed out), the pipeline is idle and this thread dispatches the next event
+        itself (a kick), after which the pump takes over again."""
+        while True:
+            pumped = self._pumped
             session.wait_idle()
+            if self._failure is not None:
+                failure, self._failure = self._failure, None
+                raise failure
+            if self._pumped != pumped:
+                continue  # the pump fed events meanwhile: a turn may be pending again
+            if not self._inbox:
+                return
+            with self._feeding:
+                self._kicked_at = time.monotonic()
+                self._show(session, self._inbox.popleft())
+
+    def _pump(self) -> None:
+        """On the pipeline thread, whenever it is idle: dispatch inbox events (each runs at
+        once, in place) until one asks for a narration turn."""
+        session = self.session
+        if session is None or not self._inbox:
+            return
+        with self._feeding:
+            # A kick still queued behind something else must run first, or order breaks.
+            if (session.last_event_at or 0.0) < self._kicked_at:
+                return
+            try:
+                while self._inbox and self._quiet(session):
+                    self._show(session, self._inbox.popleft())
+                    self._pumped += 1
+            except BaseException as exc:
+                self._failure = exc
+                self._inbox.clear()
+
+    def _quiet(self, session: Session) -> bool:
+        """No narration turn is asked for or running (``wait_idle(0)`` on the pipeline thread
+        only asks), and none has finished with its narrative still queued behind the pump:
+        a fast narrator can do all that between two of its events."""
+        return session.wait_idle(0) and session.last_narrative_at == self._heard_at
 
     def _pace(self, ts: datetime) -> None:
         """Sleep for the recorded gap before ``ts``, scaled and capped."""
@@ -349,6 +438,8 @@ class Driver:
         self._clock = ts if self._clock is None else max(ts, self._clock)
 
     def _narrated(self, narrative: Event) -> None:
+        if self.session is not None:
+            self._heard_at = self.session.last_narrative_at
         self.tally.narratives += 1
         if self.checks is not None:
             self.checks.add(narrative.data)
@@ -394,6 +485,9 @@ def replay(
                 driver.feed(event, agent)
         except RecordingError as exc:
             problem = renamed(exc, path, driver.path)
+        except BaseException:
+            driver.interrupt()
+            raise
         finally:
             lines = getattr(events, "skipped", 0) + skipped.count
             driver.close(lines, stopped=problem is not None)

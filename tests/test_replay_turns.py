@@ -1,0 +1,146 @@
+"""An instant replay with a narrator waits only at narration turns, yet each turn covers
+exactly the events up to the one that asked for it, and each narrative is shown right after
+that event, whatever the threads' timing; Ctrl-C stops at once, without narrating what was
+read ahead."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_monologue import PluginSandbox
+
+from monologue import hookimpl
+from monologue.events import Event
+from monologue.replay._replay import Driver, replay
+
+EVERY = 3
+"""The turn plugin asks for a turn at every EVERY-th tool result."""
+
+
+class Shown:
+    def __init__(self, stop_after: int | None = None) -> None:
+        self.lines: list[str] = []
+        self.stop_after = stop_after
+
+    def event(self, event: Event) -> None:
+        self.lines.append(event.data.get("tool_use_id", event.type))
+
+    def narrative(self, narrative: Event, at: datetime) -> None:
+        self.lines.append("said " + narrative.data["text"])
+
+
+class Plugins:
+    @hookimpl
+    def load_session(self, path: Path) -> Any:
+        return Source(int(path.stem))
+
+    @hookimpl
+    def should_speak(self, session: Any, event: Event) -> bool | None:
+        if event.type != "tool_result":
+            return None
+        return int(event.data["tool_use_id"].removeprefix("t")) % EVERY == EVERY - 1
+
+    @hookimpl
+    def narrate(self, session: Any, events: list[Event], history: list[str], reason: str) -> str:
+        ids = [e.data["tool_use_id"] for e in events if e.type == "tool_result"]
+        return f"{len(events)} events, results {','.join(ids)}"
+
+
+class Source:
+    """``count`` tool calls with their results; with ``interrupt_at``, Ctrl-C after that
+    many events."""
+
+    title = None
+
+    def __init__(self, count: int, interrupt_at: int | None = None) -> None:
+        self.count = count
+        self.interrupt_at = interrupt_at
+
+    def __iter__(self) -> Iterator[Event]:
+        for i in range(self.count):
+            if self.interrupt_at is not None and 2 * i >= self.interrupt_at:
+                raise KeyboardInterrupt
+            data = {"tool_name": "Read", "tool_use_id": f"t{i}", "input": {}}
+            yield Event(type="tool_call", data=data)
+            yield Event(
+                type="tool_result",
+                data={
+                    "tool_use_id": f"t{i}",
+                    "tool_name": "Read",
+                    "output": "ok",
+                    "is_error": False,
+                },
+            )
+
+
+def expected(count: int) -> list[str]:
+    lines: list[str] = []
+    pending: list[str] = []
+    for i in range(count):
+        lines += [f"t{i}", f"t{i}"]
+        pending.append(f"t{i}")
+        if i % EVERY == EVERY - 1:
+            lines.append(f"said {2 * len(pending)} events, results {','.join(pending)}")
+            pending = []
+    return lines
+
+
+@pytest.mark.parametrize("read_ahead", [1, 7, 1000])
+def test_each_turn_covers_the_events_up_to_the_one_that_asked(
+    monologue_plugins: PluginSandbox, read_ahead: int
+) -> None:
+    monologue_plugins.register(Plugins(), name="turns")
+    count = 60  # a multiple of EVERY: the last turn is asked for, not the final one
+    for _ in range(3):
+        view = Shown()
+        driver = Driver(
+            Path(f"{count}.jsonl"), view, config={"narrator": "turns"}, read_ahead=read_ahead
+        )
+        summary = replay(driver)
+        assert summary.problem is None
+        assert view.lines[: len(expected(count))] == expected(count)
+        assert summary.narratives == count // EVERY
+
+
+def test_ctrl_c_closes_without_narrating_what_was_read_ahead(
+    monologue_plugins: PluginSandbox,
+) -> None:
+    class Interrupted(Plugins):
+        @hookimpl
+        def load_session(self, path: Path) -> Any:
+            return Source(100, interrupt_at=40)
+
+    monologue_plugins.register(Interrupted(), name="turns")
+    view = Shown()
+    driver = Driver(Path("100.jsonl"), view, config={"narrator": "turns"})
+    with pytest.raises(KeyboardInterrupt):
+        replay(driver)
+    assert driver.session is not None and driver.session.closed
+    # Nothing read ahead was dispatched: the replay ran no tool call at all.
+    assert not any(line.startswith("t") for line in view.lines)
+
+
+def test_a_view_that_fails_on_the_pipeline_thread_fails_the_replay(
+    monologue_plugins: PluginSandbox,
+) -> None:
+    class Broken(Shown):
+        def event(self, event: Event) -> None:
+            if event.data.get("tool_use_id") == "t10":
+                raise BrokenPipeError("the terminal went away")
+            super().event(event)
+
+    monologue_plugins.register(Plugins(), name="turns")
+    view = Broken()
+    driver = Driver(Path("60.jsonl"), view, config={"narrator": "turns"})
+    with pytest.raises(BrokenPipeError, match="terminal went away"):
+        replay(driver)
+    assert driver.session is not None and driver.session.closed
+    # Everything before the failing event was shown, in order; after it, only the final
+    # narration of what was dispatched (closing narrates it), no later event.
+    shown = len(expected(10))
+    assert view.lines[:shown] == expected(10)
+    assert all(line.startswith("said ") for line in view.lines[shown:])
