@@ -90,12 +90,34 @@ def sandbox(monologue_plugins: PluginSandbox) -> PluginSandbox:
     return monologue_plugins
 
 
+@pytest.fixture(scope="module")
+def measured() -> dict[tuple[Path, str], dict[str, Any]]:
+    """The measures of each (trace, preset) replayed so far in this module: the terse totals
+    reuse the per-trace terse replays instead of replaying every trace a second time (the
+    template narrator is deterministic, so a second replay measures the same)."""
+    return {}
+
+
+def measure_once(
+    measured: dict[tuple[Path, str], dict[str, Any]],
+    sandbox: PluginSandbox,
+    path: Path,
+    preset: str,
+) -> dict[str, Any]:
+    if (path, preset) not in measured:
+        measured[path, preset] = measure(replay(sandbox, path, preset))
+    return measured[path, preset]
+
+
 @pytest.mark.parametrize("path", traces())
 @pytest.mark.parametrize("preset", PRESETS)
 def test_every_tool_call_is_covered_and_no_narrative_repeats_the_last(
-    sandbox: PluginSandbox, path: Path, preset: str
+    sandbox: PluginSandbox,
+    measured: dict[tuple[Path, str], dict[str, Any]],
+    path: Path,
+    preset: str,
 ) -> None:
-    found = measure(replay(sandbox, path, preset))
+    found = measure_once(measured, sandbox, path, preset)
 
     assert found["calls"] > 0
     assert found["covered"] == found["calls"], found["texts"]
@@ -104,12 +126,12 @@ def test_every_tool_call_is_covered_and_no_narrative_repeats_the_last(
 
 
 def test_terse_names_a_subject_in_at_least_80_percent_of_narratives(
-    sandbox: PluginSandbox,
+    sandbox: PluginSandbox, measured: dict[tuple[Path, str], dict[str, Any]]
 ) -> None:
     paths = [param.values[0] for param in traces()]
     if paths == [None]:
         pytest.skip(f"{SHARED} is absent")
-    found = [measure(replay(sandbox, path, "terse")) for path in paths]
+    found = [measure_once(measured, sandbox, path, "terse") for path in paths]
     naming = sum(one["naming"] for one in found)
     total = sum(one["narratives"] for one in found)
     unnamed = [text for one in found for text in one["texts"] if not names_subject(text)]

@@ -8,17 +8,19 @@ the ../shared traces are skipped when absent."""
 
 from __future__ import annotations
 
+import functools
 import json
 import queue
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 import pytest
+from e2e_support import clean_environ, run_command
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "sessions"
@@ -81,19 +83,35 @@ def tool_calls_in(path: Path) -> int:
     return len(blocks) + sum(1 for o in found if o.get("type") == "tool_call")
 
 
+@pytest.fixture(scope="module")
+def replay_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The data folder every replay of this module runs with (none may write to it)."""
+    return tmp_path_factory.mktemp("replay") / "data"
+
+
+@pytest.fixture(scope="module")
+def replayed(replay_data: Path) -> Callable[[Path], subprocess.CompletedProcess[str]]:
+    """``monologue replay --json --narrator template PATH``, run once per file: the Claude
+    traces are checked by both tests below, and replaying them twice proved nothing more."""
+    env = clean_environ(MONOLOGUE_NO_CONFIG_FILE="1", MONOLOGUE_DATA_DIR=str(replay_data))
+
+    @functools.cache
+    def replay(path: Path) -> subprocess.CompletedProcess[str]:
+        return run_command(
+            [str(MONOLOGUE), "replay", "--json", "--narrator", "template", str(path)], env
+        )
+
+    return replay
+
+
 @pytest.mark.parametrize(
     "path",
     [*examples(), *shared("claude-code-transcript"), *shared("claude-stream-json")],
 )
-def test_replay_accounts_for_every_tool_call(path: Path, env: dict[str, str]) -> None:
-    done = subprocess.run(
-        [str(MONOLOGUE), "replay", "--json", "--narrator", "template", str(path)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+def test_replay_accounts_for_every_tool_call(
+    path: Path, replayed: Callable[[Path], subprocess.CompletedProcess[str]], replay_data: Path
+) -> None:
+    done = replayed(path)
 
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
@@ -104,20 +122,15 @@ def test_replay_accounts_for_every_tool_call(path: Path, env: dict[str, str]) ->
     narratives = lines[:-1]
     assert len(narratives) == summary["narratives"] > 0
     assert all(line["kind"] == "narrative" and line["text"] for line in narratives)
-    # Nothing is recorded by a replay.
-    assert not (Path(env["MONOLOGUE_DATA_DIR"]) / "sessions").exists()
+    # Nothing is recorded by a replay (nor by any other replay of this module).
+    assert not (replay_data / "sessions").exists()
 
 
 @pytest.mark.parametrize("path", every_trace())
-def test_every_shared_trace_replays(path: Path, env: dict[str, str]) -> None:
-    done = subprocess.run(
-        [str(MONOLOGUE), "replay", "--json", "--narrator", "template", str(path)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+def test_every_shared_trace_replays(
+    path: Path, replayed: Callable[[Path], subprocess.CompletedProcess[str]]
+) -> None:
+    done = replayed(path)
 
     assert "unknown format" not in done.stderr
     assert done.returncode == 0, done.stderr
