@@ -26,7 +26,7 @@ from pathlib import Path
 from monologue import Session
 from monologue.errors import RecordingError
 from monologue.events import Event
-from monologue.settings import MonologueConfig
+from monologue.settings import load_config
 
 from .coverage import Coverage
 from .defaults import default_plugins
@@ -107,8 +107,9 @@ def replay(recorded: list[Recorded], preset: str) -> Tally:
         api_key("loopback-bench-key"),
         default_plugins(only=("buffer", "anthropic")) as manager,
     ):
-        config = MonologueConfig(
-            narrator="anthropic", preset=preset, anthropic_base_url=api.base_url
+        config = load_config(
+            {"narrator": "anthropic", "preset": preset, "anthropic_base_url": api.base_url},
+            models=manager.hooks.settings_models(),
         )
         for session_events in recorded:
             narratives: list[Event] = []
