@@ -190,7 +190,10 @@ def test_more_hanging_calls_than_pool_threads_never_starve_other_narrators(
                     range(48),
                 )
             )
-        assert wait_for(lambda: hanging.inside == 32)  # the pool was full of hanging calls
+        # The pool is full of hanging calls: at least its 32 threads (an abandoned call's
+        # thread is replaced, so a busy machine can see a few more); a loaded machine needs
+        # longer than 5 s to start 48 sessions.
+        assert wait_for(lambda: hanging.inside >= 32, within_s=30)
         _, narratives = one_session(monologue_plugins, "quick", narrate_timeout_s=2.0)
         assert [n.text for n in narratives][:1] == ["I'm reading the README."]
     finally:
