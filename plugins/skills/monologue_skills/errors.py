@@ -30,9 +30,13 @@ class PlanValidationError(SkillsError):
 
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
-        count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+        if len(problems) == 1:  # one line, as every other command error is
+            super().__init__(f"the plan cannot run (nothing was run): {problems[0]}")
+            return
         lines = "\n".join(f"  - {p}" for p in problems)
-        super().__init__(f"the plan cannot run ({count}; nothing was run):\n{lines}")
+        super().__init__(
+            f"the plan cannot run ({len(problems)} problems; nothing was run):\n{lines}"
+        )
 
 
 class SkillFailed(SkillsError):

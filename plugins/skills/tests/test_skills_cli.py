@@ -62,8 +62,10 @@ def test_unreadable_and_invalid_plans_are_refused_naming_the_problem(tmp_path: P
 def test_an_unknown_skill_is_plain_words_and_starts_no_session(tmp_path: Path) -> None:
     done = monologue(tmp_path, "run", "teleport")
     assert done.returncode == 1
-    assert done.stderr.startswith("monologue: the plan cannot run (1 problem; nothing was run):")
-    assert "unknown skill 'teleport'" in done.stderr
+    # One problem is one line, naming the skill and what is known.
+    assert done.stderr.count("\n") == 1
+    assert done.stderr.startswith("monologue: the plan cannot run (nothing was run): ")
+    assert "unknown skill 'teleport' (known: " in done.stderr
     # No jargon, and no narrated session that "stopped because of an error".
     for jargon in ("invalid plan", "ClickException", "I stopped", "Traceback"):
         assert jargon not in done.stderr
