@@ -39,9 +39,16 @@ ESCAPES = {
 WAIT_FOR_ESCAPE = "while [ ! -s {pids}/escaped ]; do sleep 0.01; done"
 
 
-def gone(pid: int) -> bool:
-    """Not running and not a zombie: killed and reaped."""
-    return not Path(f"/proc/{pid}").exists()
+def gone(pid: int, within_s: float = 3.0) -> bool:
+    """Not running and not a zombie: killed and reaped. A killed orphan is reaped by
+    whoever adopted it (the runner, or PID 1 once the runner is no longer a subreaper), a
+    moment after the call returns: wait a little for that, never for the process to end."""
+    deadline = time.monotonic() + within_s
+    while Path(f"/proc/{pid}").exists():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def run(pm: PluginSandbox, name: str) -> tuple[Any, float]:
