@@ -49,7 +49,6 @@ if TYPE_CHECKING:
     from monologue.settings import MonologueConfig
 
 __all__ = [
-    "DEFAULT_MAX_EVENT_BYTES",
     "HEADER_PREFIX",
     "OWN_FORMAT",
     "TRUNCATED_KEY",

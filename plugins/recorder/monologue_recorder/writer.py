@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from monologue.files import make_private_folder
-from monologue.recording import DEFAULT_MAX_EVENT_BYTES, event_line
+from monologue.lines import DEFAULT_MAX_EVENT_BYTES
+from monologue.recording import event_line
 
 if TYPE_CHECKING:
     from monologue.events import Event

@@ -11,7 +11,8 @@ import pytest
 from conftest import recording_of
 from pytest_monologue import PluginSandbox
 
-from monologue.recording import DEFAULT_MAX_EVENT_BYTES, TRUNCATED_KEY, read_recording
+from monologue.lines import DEFAULT_MAX_EVENT_BYTES
+from monologue.recording import TRUNCATED_KEY, read_recording
 
 
 def recorded_lines(record_dir: Path, session_id: str) -> list[bytes]:
