@@ -10,59 +10,61 @@ on the hot path of every event. python-ulid, the maintained library, was measure
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
-import threading
 import time
 
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _PAIRS = [_ALPHABET[i >> 5] + _ALPHABET[i & 31] for i in range(1024)]
 _PREFIX_SHIFTS = tuple(range(80, -1, -10))  # 88 bits: 48 of milliseconds, 40 random
-_RANDOM_MAX = (1 << 80) - 1
 ID_LENGTH = 26
-
-_lock = threading.Lock()
-_last_ms = -1
-_last_random = 0
-# The id's first 18 characters (the milliseconds and the random part's upper 40 bits) change
-# only with the millisecond or a carry, so they are encoded once and reused: an id then
-# costs 4 table lookups, not 13.
-_prefix_key = -1
-_prefix = ""
 _LOW_BITS = 40
 _LOW_MASK = (1 << _LOW_BITS) - 1
-# Ids need uniqueness, not secrecy: a PRNG seeded from the OS costs a fraction of a
-# getrandom() syscall per millisecond. Reseeded in forked children so that two processes
-# never draw the same sequence.
-_random = random.Random(os.urandom(16))
-os.register_at_fork(after_in_child=lambda: _random.seed(os.urandom(16)))
+
+# The random part is a per-process random start plus a process-wide count: ids then sort in
+# the order one thread made them, within a millisecond too, and are unique across threads,
+# without a lock (``next`` on a count is atomic). 79 random bits leave 2**79 ids of room
+# before the count could carry into the 80th. Ids need uniqueness, not secrecy; forked
+# children draw a new start, so two processes never share a sequence.
+_start = 0
+_count = itertools.count()
+_last_ms = 0
+# The id's first 18 characters (the milliseconds and the random part's upper 40 bits) change
+# only with the millisecond or a carry, so they are encoded once and reused: an id then
+# costs 4 table lookups, not 13. One tuple, so that threads never see a key with another
+# key's text.
+_prefix: tuple[int, str] = (-1, "")
+
+
+def _reseed() -> None:
+    global _start, _count
+    _start = random.Random(os.urandom(16)).getrandbits(79)
+    _count = itertools.count()
+
+
+_reseed()
+os.register_at_fork(after_in_child=_reseed)
 
 
 def new_id() -> str:
-    """Return a new id that sorts after every id this process made before."""
-    global _last_ms, _last_random, _prefix_key, _prefix
+    """Return a new id that sorts after every id this thread made before."""
+    global _last_ms, _prefix
+    value = _start + next(_count)
     now_ms = time.time_ns() // 1_000_000
-    with _lock:
-        if now_ms <= _last_ms:
-            # Same millisecond, or the clock stepped back: keep order by counting up.
-            now_ms = _last_ms
-            _last_random += 1
-            if _last_random > _RANDOM_MAX:
-                now_ms += 1
-                _last_random = _random.getrandbits(79)
-        else:
-            # 79 bits leave room to count up within the millisecond.
-            _last_random = _random.getrandbits(79)
+    if now_ms < _last_ms:
+        now_ms = _last_ms  # the clock stepped back: keep order
+    else:
         _last_ms = now_ms
-        low = _last_random & _LOW_MASK
-        key = (now_ms << _LOW_BITS) | (_last_random >> _LOW_BITS)
-        if key != _prefix_key:
-            _prefix_key = key
-            _prefix = "".join([_PAIRS[(key >> shift) & 1023] for shift in _PREFIX_SHIFTS])
-        prefix = _prefix
+    key = (now_ms << _LOW_BITS) | (value >> _LOW_BITS)
+    prefix = _prefix
+    if prefix[0] != key:
+        prefix = (key, "".join([_PAIRS[(key >> shift) & 1023] for shift in _PREFIX_SHIFTS]))
+        _prefix = prefix
+    low = value & _LOW_MASK
     pairs = _PAIRS
     return (
-        prefix + pairs[low >> 30] + pairs[(low >> 20) & 1023] + pairs[(low >> 10) & 1023]
+        prefix[1] + pairs[low >> 30] + pairs[(low >> 20) & 1023] + pairs[(low >> 10) & 1023]
     ) + pairs[low & 1023]
 
 
