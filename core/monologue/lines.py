@@ -1,11 +1,13 @@
-"""Reading session files a line at a time: the size limit every reader applies, and what an
-incremental parser (the ``line_parser`` hook, used by ``monologue watch``) looks like, and
-reading a whole-JSON session file with errors that name the line or the JSON path."""
+"""Session files a line at a time: the size limits every reader and writer applies, what an
+incremental parser (the ``line_parser`` hook, used by ``monologue watch``) looks like,
+reading a whole-JSON session file with errors that name the line or the JSON path, and the
+line a session's pipeline made of the event it runs, kept for the recorder."""
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -28,6 +30,8 @@ __all__ = [
     "json_path",
     "load_json_document",
     "parse_lines",
+    "remember_line",
+    "remembered_line",
     "skipping_bad_lines",
     "sniff",
 ]
@@ -41,6 +45,24 @@ MIN_EVENT_BYTES: Final = 4 << 10
 MAX_LINE_BYTES: Final = 8 << 20
 """Readers refuse longer lines: a damaged or hostile file must not make them load a huge line
 into memory. Real lines (a tool result with a whole file in it) stay far below."""
+
+
+# The pipeline serializes each event once, to look for secrets in it before any hook sees
+# it; the recorder writes that same line. One slot per thread (each session's pipeline is
+# one thread), holding one event: a sink that asks about any other event gets None and
+# serializes it itself.
+_last_line = threading.local()
+
+
+def remember_line(event: Event, line: str) -> None:
+    """Keep ``line`` as ``event``'s JSON (``model_dump_json``) for this thread."""
+    _last_line.value = (event, line)
+
+
+def remembered_line(event: Event) -> str | None:
+    """The line this thread last remembered, if it was made of this very ``event``."""
+    last = getattr(_last_line, "value", None)
+    return last[1] if last is not None and last[0] is event else None
 
 
 class LineParser(Protocol):

@@ -163,8 +163,14 @@ class EventFlow:
     def _run_event(self, event: Event) -> Event:
         """One event's way through the session, on the pipeline thread; returns the event
         as the hooks saw it (redacted)."""
-        event = scrub(event)
         kind = event.type
+        if kind == "tool_result" and event.data.get("tool_name") is None:
+            # The helper could not name it: the call was still in the queue. Named before the
+            # event is serialized (by scrub), so that every sink sees the name.
+            call = self.open_tool_calls.get(event.data["tool_use_id"])
+            if call is not None:
+                event.data["tool_name"] = call.data["tool_name"]
+        event = scrub(event)
         data = event.data
         # A hint is asked about (it may make a should_speak plugin speak) but not narrated.
         asked = self.narrator is not None and kind not in _SILENT_TYPES
@@ -176,10 +182,7 @@ class EventFlow:
                 counts.tool_calls += 1
                 self.open_tool_calls[data["tool_use_id"]] = event
             elif kind == "tool_result":
-                call = self.open_tool_calls.pop(data["tool_use_id"], None)
-                if data.get("tool_name") is None and call is not None:
-                    # The helper could not name it: the call was still in the queue.
-                    data["tool_name"] = call.data["tool_name"]
+                self.open_tool_calls.pop(data["tool_use_id"], None)
                 if data["is_error"]:
                     counts.tool_errors += 1
             elif kind == "hint":

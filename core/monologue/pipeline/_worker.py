@@ -50,6 +50,10 @@ PLUGIN_REASON_PRIORITY = 2
 BACKOFF_AFTER = 3
 MAX_BACKOFF_S = 30.0
 MAX_CONSECUTIVE_FAILURES = 8
+MAX_REST_S = 1.0
+"""The longest rest between two turns that ``narration_share`` asks for."""
+_UNPACED = frozenset({"final", "idle"})
+"""Reasons that never rest: the session ends, or someone waits for word."""
 _EXPECTED = (NarratorFailure, TimeoutError, ConnectionError)
 
 
@@ -73,6 +77,7 @@ class NarrationWorker:
         self._stopping = False
         self._deadline: float | None = None
         self._backoff_until = 0.0
+        self._narrator_cpu = 0.0
         self._thread = threading.Thread(
             target=self._run, name=f"monologue-narrate-{session.id}", daemon=True
         )
@@ -148,16 +153,26 @@ class NarrationWorker:
 
     def _run(self) -> None:
         session = self.session
+        share = session.config.narration_share
+        rest_factor = 1 / share - 1
+        rest_until = 0.0
         while True:
             with self._cond:
-                while self._requested is None and not self._stopping:
-                    self._cond.wait()
+                while not self._stopping and (
+                    self._requested is None
+                    or (self._requested not in _UNPACED and time.monotonic() < rest_until)
+                ):
+                    self._cond.wait(
+                        None if self._requested is None else rest_until - time.monotonic()
+                    )
                 if self._requested is None:
                     return
                 reason, self._requested = self._requested, None
                 events = self._buffer.take(session.config.max_buffer_size)
                 self._busy = True
                 self._cond.notify_all()  # for wait_taken
+            cpu_started = time.thread_time()
+            self._narrator_cpu = 0.0
             try:
                 self._turn(reason, events)
             except Exception:  # a bug here must not kill the worker silently
@@ -166,6 +181,13 @@ class NarrationWorker:
                 with self._cond:
                     self._busy = False
                     self._cond.notify_all()
+            # Narration shares the interpreter with the agent: a turn's CPU (this thread's
+            # and the narrator's) buys a rest, so that a fast narrator under a flood of
+            # events narrates less often, with more in each turn, instead of taking the GIL
+            # from the agent all the time. A model call's turn costs little CPU, and so
+            # hardly rests.
+            used = time.thread_time() - cpu_started + self._narrator_cpu
+            rest_until = time.monotonic() + min(used * rest_factor, MAX_REST_S)
 
     def _turn(self, reason: str, events: list[Event]) -> None:
         session = self.session
@@ -187,9 +209,7 @@ class NarrationWorker:
         # The narrator's own list: emptied if the call is abandoned, so that a call that
         # never returns does not hold a batch the worker has put back or dropped.
         batch = list(events)
-        future = narrator_pool().submit(
-            self.hooks.narrate, self.narrator, session, batch, history, reason
-        )
+        future = narrator_pool().submit(self._narrate, session, batch, history, reason)
         if not self._wait_for(future, started + config.narrate_timeout_s):
             self._abandon(future, started)
             batch.clear()
@@ -216,6 +236,16 @@ class NarrationWorker:
         with self._cond:
             self._buffer.clear_wait()
         self._deliver(narration, events, reason, latency_ms)
+
+    def _narrate(
+        self, session: Session, batch: list[Event], history: list[str], reason: str
+    ) -> Narration | None:
+        """The narrator's call, on the pool's thread, its CPU time kept for the rest."""
+        started = time.thread_time()
+        try:
+            return self.hooks.narrate(self.narrator, session, batch, history, reason)
+        finally:
+            self._narrator_cpu = time.thread_time() - started
 
     def _past_final_deadline(self) -> bool:
         return self._deadline is not None and time.monotonic() >= self._deadline

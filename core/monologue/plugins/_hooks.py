@@ -57,6 +57,10 @@ _TYPE_HOOKS = {
     "text": "on_text",
     "thinking": "on_text",
 }
+_Call = tuple["Callable[..., Any]", tuple[str, ...], str, str]
+"""An implementation as the per-event loop calls it: (function, argument names, plugin,
+hook)."""
+
 # Log a failing plugin's traceback this many times per hook, then only every 100th time.
 _LOUD_FAILURES = 3
 
@@ -68,7 +72,7 @@ class Hooks:
         self._pm = pm
         self._generation = -1
         self._cache: dict[str, list[HookImpl]] = {}
-        self._fast: dict[str, list[tuple[Callable[..., Any], tuple[str, ...], str]]] = {}
+        self._fast: dict[str, list[_Call]] = {}
         self._event_types_generation = -1
         self._settings_generation = -1
         self._settings_models: dict[str, type[BaseModel]] = {}
@@ -109,19 +113,35 @@ class Hooks:
         elif count % 100 == 0:
             log.error("plugin %r has raised in %s %d times", plugin, hook, count)
 
-    def _calls(self, hook: str) -> list[tuple[Callable[..., Any], tuple[str, ...], str]]:
-        """``(unguarded function, argument names, plugin)`` of each implementation, cached."""
+    def _calls(self, hook: str) -> list[_Call]:
+        """``(unguarded function, argument names, plugin, hook)`` of each implementation,
+        cached until plugins change."""
         calls = self._fast.get(hook) if self._generation == self._pm.generation else None
         if calls is None:
-            calls = [(unguarded(i), tuple(i.argnames), i.plugin_name) for i in self.impls(hook)]
+            calls = [
+                (unguarded(i), tuple(i.argnames), i.plugin_name, hook) for i in self.impls(hook)
+            ]
             self._fast[hook] = calls
+        return calls
+
+    def _event_calls(self, kind: str) -> list[_Call]:
+        """``on_event``'s implementations, then those of the type's own hook: one list per
+        event type, so that an event costs one loop, not two."""
+        key = "event:" + kind
+        calls = self._fast.get(key) if self._generation == self._pm.generation else None
+        if calls is None:
+            specific = _TYPE_HOOKS.get(kind)
+            calls = self._calls("on_event") + (self._calls(specific) if specific else [])
+            self._fast[key] = calls
         return calls
 
     # The per-event loop (see the module's docstring): an implementation taking every
     # argument in the spec's order (most do) gets them as they are.
-    def _per_event(self, hook: str, kwargs: dict[str, Any], first: bool) -> tuple[Any, str | None]:
+    def _per_event(
+        self, calls: list[_Call], kwargs: dict[str, Any], first: bool
+    ) -> tuple[Any, str | None]:
         names, values = tuple(kwargs), tuple(kwargs.values())
-        for function, argnames, plugin in self._calls(hook):
+        for function, argnames, plugin, hook in calls:
             try:
                 if argnames == names:
                     answer = function(*values)
@@ -165,11 +185,9 @@ class Hooks:
 
     def event(self, session: Session, event: Event) -> None:
         """``on_event``, then the type's own hook (``on_tool_call``, ...) if it has one."""
-        kwargs = {"session": session, "event": event}
-        self._per_event("on_event", kwargs, first=False)
-        specific = _TYPE_HOOKS.get(event.type)
-        if specific is not None:
-            self._per_event(specific, kwargs, first=False)
+        self._per_event(
+            self._event_calls(event.type), {"session": session, "event": event}, first=False
+        )
 
     def complete(self, session: Session, event: Event) -> None:
         self._pm.hook.on_complete(session=session, event=event)
@@ -184,7 +202,9 @@ class Hooks:
 
     def should_speak(self, session: Session, event: Event) -> tuple[bool | str | None, str | None]:
         """The first opinion and the plugin that gave it; ``(None, None)`` when nobody has one."""
-        return self._per_event("should_speak", {"session": session, "event": event}, first=True)
+        return self._per_event(
+            self._calls("should_speak"), {"session": session, "event": event}, first=True
+        )
 
     def adapt(self, obj: Any, session: Session | None = None) -> list[Event] | None:
         answer = self._pm.hook.adapt(obj=obj, session=session)

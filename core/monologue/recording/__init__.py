@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from monologue.errors import MonologueError
-from monologue.lines import DEFAULT_MAX_EVENT_BYTES
+from monologue.lines import DEFAULT_MAX_EVENT_BYTES, remembered_line
 from monologue.redact import may_contain_secret, redact
 
 from ._budget import TRUNCATED_KEY, fit_line
@@ -121,7 +121,11 @@ def event_line(
     """The event as one JSON line of at most ``max_bytes`` (UTF-8): secrets redacted,
     unserialisable values made safe, an event over the budget cut to fit and marked
     (``data["_truncated"]``). The common case is one ``model_dump_json`` and one fast secret
-    pre-check; none with ``redacted`` (a session's pipeline redacted the event already)."""
+    pre-check; none with ``redacted`` (a session's pipeline redacted the event already, and
+    the line it made of it is reused)."""
+    line = remembered_line(event) if redacted else None
+    if line is not None:
+        return fit_line(event, line, max_bytes)
     try:
         line = event.model_dump_json()
     except ValueError:  # an object JSON cannot hold, or a lone surrogate in a string

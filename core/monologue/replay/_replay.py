@@ -325,7 +325,12 @@ class Driver:
         from monologue.pipeline._session import Session
         from monologue.settings import load_config
 
-        settings = {**self.config, **({"narrator": "none"} if self.recorded else {})}
+        # No agent shares the interpreter with a replay's narration: its turns never rest.
+        settings = {
+            "narration_share": 1.0,
+            **self.config,
+            **({"narrator": "none"} if self.recorded else {}),
+        }
         config = load_config(settings)
         # A replay is the recorded session seen again and keeps its id (its events need no
         # rebinding copy), unless it is recorded itself: its file must not be the original's.

@@ -60,6 +60,15 @@ class MonologueConfig(BaseModel):
     preset: Preset = Field("default", description="Narration style: default, terse, verbose.")
     system_prompt: str | None = Field(None, description="Replaces the preset's system prompt.")
     throttle_ms: int = Field(0, ge=0, description="Minimum time between two narratives.")
+    narration_share: float = Field(
+        0.2,
+        gt=0,
+        le=1,
+        description="Largest share of the interpreter's time a session's narration takes: "
+        "after a turn that used t seconds of CPU, the next one (unless final, or asked for "
+        "by someone waiting) starts t * (1/share - 1) seconds later, its events joining it "
+        "meanwhile. 1 never waits (replays use it).",
+    )
     narrate_timeout_s: float = Field(10.0, gt=0, description="Longest wait for one narration.")
     final_wait_s: float = Field(
         3.0,
