@@ -180,3 +180,30 @@ def test_payloads_come_back_as_plain_dicts_nested_ones_included():
     assert narrative.data["usage"] == {"input_tokens": 3, "output_tokens": 0}
     kept = Event(type="tool_call", data={"tool_name": "Read", "tool_use_id": "1", "parent": "p"})
     assert kept.data == {"tool_name": "Read", "tool_use_id": "1", "input": {}, "parent": "p"}
+
+
+def test_trusted_events_share_their_fields_set_without_sharing_changes():
+    first = Event.trusted("text", {"text": "a"}, session_id="s", agent="a")
+    second = Event.trusted("text", {"text": "b"}, session_id="s", agent="a")
+    assert first.model_fields_set == set(Event.model_fields)
+    first.note = "an extra attribute"  # kept and serialized, and nobody else's
+    assert json.loads(first.model_dump_json())["note"] == "an extra attribute"
+    assert "note" not in second.model_fields_set
+    copy = second.model_copy(update={"agent": "b"})
+    assert type(copy.model_fields_set) is set and copy.agent == "b"
+    assert second.agent == "a"
+
+
+def test_a_remembered_line_is_only_for_its_own_event_and_thread():
+    from monologue.lines import remember_line, remembered_line
+
+    event = Event.trusted("text", {"text": "a"}, session_id="s", agent="a")
+    twin = Event.trusted("text", {"text": "a"}, session_id="s", agent="a")
+    remember_line(event, event.model_dump_json())
+    assert remembered_line(event) == event.model_dump_json()
+    assert remembered_line(twin) is None
+    elsewhere: list[str | None] = []
+    thread = threading.Thread(target=lambda: elsewhere.append(remembered_line(event)))
+    thread.start()
+    thread.join()
+    assert elsewhere == [None]

@@ -78,6 +78,7 @@ class NarrationWorker:
         self._deadline: float | None = None
         self._backoff_until = 0.0
         self._narrator_cpu = 0.0
+        self._no_rest = False
         self._thread = threading.Thread(
             target=self._run, name=f"monologue-narrate-{session.id}", daemon=True
         )
@@ -122,6 +123,8 @@ class NarrationWorker:
         the two told them would otherwise depend on how fast this thread woke. A thread
         busy with a turn is not waited for: the request joins the final turn, as before."""
         with self._cond:
+            self._no_rest = True  # the agent is done: nothing left to share the GIL with
+            self._cond.notify_all()
             while (
                 self._requested is not None
                 and not self._busy
@@ -160,7 +163,11 @@ class NarrationWorker:
             with self._cond:
                 while not self._stopping and (
                     self._requested is None
-                    or (self._requested not in _UNPACED and time.monotonic() < rest_until)
+                    or (
+                        self._requested not in _UNPACED
+                        and not self._no_rest
+                        and time.monotonic() < rest_until
+                    )
                 ):
                     self._cond.wait(
                         None if self._requested is None else rest_until - time.monotonic()

@@ -278,3 +278,35 @@ def test_monologue_config_lists_and_checks_the_recorder_settings(
         "Input should be 'always', 'batch' or 'never'" in bad.output
     )
     assert "Traceback" not in bad.output
+
+
+def test_results_named_on_the_pipeline_are_recorded_with_their_names(
+    recorder: PluginSandbox, record_dir: Path
+) -> None:
+    # Sent back to back, most results reach the session before their call has been through
+    # the pipeline: the pipeline names them, before it serializes the line the recorder
+    # writes.
+    with recorder.session("coder", narrator="none") as s:
+        for n in range(200):
+            call = s.tool_call("Read", {"file_path": f"f{n}.py"})
+            s.tool_result(call.data["tool_use_id"], "ok")
+
+    events = json_lines(recording_of(record_dir, s.id))[1:]
+    results = [event for event in events if event["type"] == "tool_result"]
+    assert len(results) == 200
+    assert {result["data"]["tool_name"] for result in results} == {"Read"}
+
+
+def test_a_secret_beside_a_value_json_cannot_hold_is_redacted(
+    recorder: PluginSandbox, record_dir: Path
+) -> None:
+    class Opaque:
+        def __str__(self) -> str:
+            return "<opaque>"
+
+    with recorder.session("coder", narrator="none") as s:
+        s.tool_call("Probe", {"thing": Opaque(), "password": "hunter2hunter2"})
+
+    text = recording_of(record_dir, s.id).read_text()
+    assert "hunter2hunter2" not in text
+    assert json_lines(recording_of(record_dir, s.id))[1]["data"]["input"]["thing"] == "<opaque>"
