@@ -309,7 +309,8 @@ def scrub(event: Event) -> Event:
     is pre-checked through its payload's ``repr``, the JSON form's twin for this purpose."""
     data = event.data
     try:
-        line = event.model_dump_json()
+        # model_dump_json's own call, less its Python frame of keyword defaults.
+        line = type(event).__pydantic_serializer__.to_json(event).decode()
     except ValueError:
         if may_contain_secret(repr(data)):
             return _redacted(event)

@@ -12,13 +12,14 @@ import threading
 from collections import deque
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import NamedTuple
 
 from monologue.events import Event
 
 from . import policy
 from .summaries import SummaryFold
 
-__all__ = ["MAX_EVENTS", "Conversation", "TriggerWindow"]
+__all__ = ["MAX_EVENTS", "Conversation", "ConversationSlice", "TriggerWindow"]
 
 MAX_EVENTS = 30
 """Raw events a prompt or a context slice shows; older ones are summarised."""
@@ -90,6 +91,15 @@ class TriggerWindow:
             self.use_up()
 
 
+class ConversationSlice(NamedTuple):
+    """What :meth:`Conversation.reading` holds still."""
+
+    newest: list[Event]
+    """The newest events (at most :data:`MAX_EVENTS`), oldest first."""
+    older: SummaryFold
+    """The summary of every event older than :attr:`newest`."""
+
+
 class Conversation:
     """Every observed event: the newest :data:`MAX_EVENTS` kept, the older summarised.
 
@@ -103,17 +113,23 @@ class Conversation:
         self._lock = threading.RLock()
 
     def add(self, event: Event) -> None:
-        with self._lock:
-            newest = self._newest
-            newest.append(event)
-            if len(newest) >= MAX_EVENTS + _FOLD_BATCH:
+        # Only this (the pipeline's) thread appends; a list's append is atomic, and _settle
+        # folds and removes a counted prefix, so events appended meanwhile stay. The lock is
+        # taken once per _FOLD_BATCH events, not once per event.
+        newest = self._newest
+        newest.append(event)
+        if len(newest) >= MAX_EVENTS + _FOLD_BATCH:
+            with self._lock:
                 self._settle()
 
     @contextmanager
-    def reading(self) -> Iterator[Conversation]:
-        """Hold the conversation still while a slice is built from it."""
+    def reading(self) -> Iterator[ConversationSlice]:
+        """The conversation as it is now, held still while a slice is built from it: events
+        the pipeline adds meanwhile join the next slice, and nothing is folded until the
+        block ends, so no event is in both parts or in neither."""
         with self._lock:
-            yield self
+            self._settle()
+            yield ConversationSlice(list(self._newest), self._older)
 
     @property
     def newest(self) -> list[Event]:
@@ -129,8 +145,9 @@ class Conversation:
 
     def _settle(self) -> None:
         newest = self._newest
-        if len(newest) > MAX_EVENTS:
+        extra = len(newest) - MAX_EVENTS
+        if extra > 0:
             add = self._older.add
-            for event in newest[:-MAX_EVENTS]:
+            for event in newest[:extra]:
                 add(event)
-            del newest[:-MAX_EVENTS]
+            del newest[:extra]
