@@ -61,6 +61,9 @@ _Call = tuple["Callable[..., Any]", tuple[str, ...], str, str]
 """An implementation as the per-event loop calls it: (function, argument names, plugin,
 hook)."""
 
+_EVENT_ARGS = ("session", "event")
+"""The per-event hooks' arguments, in their specs' order."""
+
 # Log a failing plugin's traceback this many times per hook, then only every 100th time.
 _LOUD_FAILURES = 3
 
@@ -136,16 +139,16 @@ class Hooks:
         return calls
 
     # The per-event loop (see the module's docstring): an implementation taking every
-    # argument in the spec's order (most do) gets them as they are.
+    # argument in the spec's order (most do) gets them as they are; the others by name.
     def _per_event(
-        self, calls: list[_Call], kwargs: dict[str, Any], first: bool
+        self, calls: list[_Call], values: tuple[Any, ...], first: bool
     ) -> tuple[Any, str | None]:
-        names, values = tuple(kwargs), tuple(kwargs.values())
         for function, argnames, plugin, hook in calls:
             try:
-                if argnames == names:
+                if argnames == _EVENT_ARGS:
                     answer = function(*values)
                 else:
+                    kwargs = dict(zip(_EVENT_ARGS, values, strict=True))
                     answer = function(*[kwargs[name] for name in argnames])
             except Exception as exc:
                 self.report(plugin, hook, exc)
@@ -185,9 +188,7 @@ class Hooks:
 
     def event(self, session: Session, event: Event) -> None:
         """``on_event``, then the type's own hook (``on_tool_call``, ...) if it has one."""
-        self._per_event(
-            self._event_calls(event.type), {"session": session, "event": event}, first=False
-        )
+        self._per_event(self._event_calls(event.type), (session, event), first=False)
 
     def complete(self, session: Session, event: Event) -> None:
         self._pm.hook.on_complete(session=session, event=event)
@@ -202,9 +203,7 @@ class Hooks:
 
     def should_speak(self, session: Session, event: Event) -> tuple[bool | str | None, str | None]:
         """The first opinion and the plugin that gave it; ``(None, None)`` when nobody has one."""
-        return self._per_event(
-            self._calls("should_speak"), {"session": session, "event": event}, first=True
-        )
+        return self._per_event(self._calls("should_speak"), (session, event), first=True)
 
     def adapt(self, obj: Any, session: Session | None = None) -> list[Event] | None:
         answer = self._pm.hook.adapt(obj=obj, session=session)
