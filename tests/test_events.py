@@ -186,11 +186,16 @@ def test_trusted_events_share_their_fields_set_without_sharing_changes():
     first = Event.trusted("text", {"text": "a"}, session_id="s", agent="a")
     second = Event.trusted("text", {"text": "b"}, session_id="s", agent="a")
     assert first.model_fields_set == set(Event.model_fields)
-    first.note = "an extra attribute"  # kept and serialized, and nobody else's
-    assert json.loads(first.model_dump_json())["note"] == "an extra attribute"
-    assert "note" not in second.model_fields_set
-    copy = second.model_copy(update={"agent": "b"})
-    assert type(copy.model_fields_set) is set and copy.agent == "b"
+    with pytest.raises(TypeError, match="cannot add attribute 'note' to an emitted event"):
+        first.note = "an extra attribute"
+    assert "note" not in second.model_fields_set and "note" not in second.model_extra
+    noted = first.model_copy(update={"note": "an extra attribute"})  # the way to add one
+    assert json.loads(noted.model_dump_json())["note"] == "an extra attribute"
+    assert second.model_extra == {} and first == Event.model_validate_json(first.to_json())
+    first.agent = "b"  # fields can still be set, on this event alone
+    assert first.agent == "b" and second.agent == "a"
+    copy = second.model_copy(update={"agent": "c"})
+    assert type(copy.model_fields_set) is set and copy.agent == "c"
     assert second.agent == "a"
 
 

@@ -257,15 +257,16 @@ _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
-class _EveryField(set[str]):
-    """The fields set that every trusted event shares: they all set every field.
+# Every trusted event shares its fields set and its (empty) extras: one container of each
+# per event was half the garbage collector's work on the agent's thread (each allocation
+# counts towards a collection, and a burst's events all survive into the older generations
+# while they wait in the queue). Pydantic reads them, copies them (``model_copy``: the
+# copies are plain, the event's own), and writes to them only when an attribute is
+# assigned: every field is in the set already, and an extra attribute is refused.
 
-    One set per event was a third of the garbage collector's work on the agent's thread
-    (each one is a tracked container, and a burst's events all survive into the older
-    generations while they wait in the queue). Pydantic only ever reads it, copies it
-    (``model_copy``: the copy is a plain set) or adds to it when an attribute is assigned;
-    every field is in it already, and an extra attribute assigned later is still kept and
-    serialized, only not listed by ``model_fields_set``."""
+
+class _EveryField(set[str]):
+    """The fields set of every trusted event: they all set every field."""
 
     def add(self, name: str) -> None:
         pass
@@ -274,9 +275,23 @@ class _EveryField(set[str]):
         return set(self)
 
 
+class _NoExtras(dict[str, Any]):
+    """The extras of every trusted event: none, and none can be assigned."""
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        raise TypeError(
+            f"cannot add attribute {name!r} to an emitted event: "
+            f"use event.model_copy(update={{{name!r}: ...}})"
+        )
+
+    def __copy__(self) -> dict[str, Any]:
+        return {}
+
+
 _ALL_FIELDS = _EveryField(
     ("id", "ts", "session_id", "agent", "task_id", "type", "visibility", "data")
 )
+_NO_EXTRAS = _NoExtras()
 
 
 class Event(BaseModel):
@@ -353,7 +368,7 @@ class Event(BaseModel):
         }
         _set_dict(event, fields)
         _set_fields_set(event, _ALL_FIELDS)
-        _set_extra(event, {})
+        _set_extra(event, _NO_EXTRAS)
         _set_private(event, None)
         return event
 
