@@ -24,9 +24,10 @@ if TYPE_CHECKING:
     from monologue.plugins._manager import MonologuePluginManager
 
 __all__ = [
+    "MonologueGroup",
     "cli",
     "load_plugins",
-    "main",
+    "run",
 ]
 
 
@@ -46,33 +47,42 @@ def _plugin_index() -> PluginIndex | None:
     """The cached description of the installed plugins, when it may stand for loading them:
     not once a plugin manager is in use (a test's, say), nor in strict mode (a failing plugin
     must then be an error). A plugin that failed to load is reported as a load would."""
-    from monologue.plugins._env import Active, allowed_by, failure_message, is_strict
+    from monologue.plugins._env import Active, is_strict
 
     if Active.manager is not None or is_strict():
         return None
     from monologue.plugins._index import plugin_index
 
     index = plugin_index()
-    allowed = allowed_by()
-    failed = [
-        failure_message(row["name"], row["distribution"], row["error"])
-        for row in index["rows"]
-        if row["status"] == "failed" and allowed(row["name"], row["distribution"])
-    ]
-    dists = {row["name"]: row["distribution"] for row in index["rows"]}
-    raised = [
-        (plugin, error)
-        for plugin, error in index["command_errors"].items()
-        if allowed(plugin, dists.get(plugin))
-    ]
+    failed, raised = _index_problems(index)
     if failed or raised:
         from ._logging import log  # only then: --help has nothing to log
 
         for message in failed:
             log.warning(message)
-        for plugin, error in raised:
-            log.error("plugin %r raised in register_commands: %s", plugin, error)
+        for message in raised:
+            log.error(message)
     return index
+
+
+def _index_problems(index: PluginIndex) -> tuple[list[str], list[str]]:
+    """What a load would log about the allowed plugins: the plugins that failed to load (its
+    warnings) and those whose ``register_commands`` raised (its errors)."""
+    from monologue.plugins._env import allowed_by, failure_message
+
+    allowed = allowed_by()
+    dists = {row["name"]: row["distribution"] for row in index["rows"]}
+    failed = [
+        failure_message(row["name"], row["distribution"], row["error"])
+        for row in index["rows"]
+        if row["status"] == "failed" and allowed(row["name"], row["distribution"])
+    ]
+    raised = [
+        f"plugin {plugin!r} raised in register_commands: {error}"
+        for plugin, error in index["command_errors"].items()
+        if allowed(plugin, dists.get(plugin))
+    ]
+    return failed, raised
 
 
 class MonologueGroup(click.Group):
@@ -117,6 +127,31 @@ class MonologueGroup(click.Group):
             return found
         self._load_plugin_commands()
         return super().get_command(ctx, cmd_name)
+
+    def get_help(self, ctx: click.Context) -> str:
+        text = super().get_help(ctx)
+        if ctx.parent is None and ctx.info_name == "monologue":
+            self._remember_help(ctx, text)
+        return text
+
+    def _remember_help(self, ctx: click.Context, text: str) -> None:
+        """Cache the top-level help (``_help.py``) when it was rendered from the plugin index
+        with nothing to warn about, at the width click sizes it by on its own."""
+        if ctx.terminal_width is not None or ctx.max_content_width is not None:
+            return
+        if click.formatting.FORCED_WIDTH is not None or self._indexed() is None:
+            return
+        index = _plugin_index()
+        if index is None or any(_index_problems(index)):
+            return
+        from ._help import remember_help
+
+        commands = (self, *self.commands.values())
+        defined_by = {type(self).__module__}
+        defined_by.update(command.callback.__module__ for command in commands if command.callback)
+        # A module without a file is a source nothing can check: not remembered ("").
+        sources = [getattr(sys.modules.get(name), "__file__", None) or "" for name in defined_by]
+        remember_help(text, index, sorted(sources))
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         indexed = self._indexed()
@@ -311,10 +346,9 @@ def _add_viewing_commands() -> None:
 _add_viewing_commands()
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point: every expected failure is one line on standard error
-    (``monologue: ...``), exit 2 for a usage error and 1 for a failure; a user's Ctrl-C
-    exits 130 quietly; an unexpected error shows its traceback only with ``-v``."""
+def run(argv: list[str] | None = None) -> None:
+    """:func:`monologue.cli.main` when the cached help does not answer: the command line
+    through click, each failure reported as ``main`` says."""
     try:
         code = cli.main(args=argv, prog_name="monologue", standalone_mode=False)
     except click.UsageError as exc:

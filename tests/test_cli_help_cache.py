@@ -1,0 +1,137 @@
+"""``monologue --help`` is printed from the help click rendered last time (cli/_help.py),
+without importing click, exactly as click renders it, and only while nothing it was
+rendered from changed: the plugin index, the commands' modules, the plugin environment
+variables and the terminal's width."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from monologue.cli._help import cached_help, remember_help
+from monologue.plugins._index import cache_file, plugin_index
+
+
+def run_help(cache: Path, *args: str, **env: str) -> tuple[str, str, set[str]]:
+    """``monologue ARGS`` (``--help`` by default): its output, its standard error and the
+    top-level modules it imported."""
+    code = (
+        "import sys\n"
+        "from monologue.cli import main\n"
+        f"try:\n    main({list(args or ['--help'])!r})\nexcept SystemExit:\n    pass\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules}))"
+    )
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("MONOLOGUE_")}
+    clean.pop("COLUMNS", None)
+    environ = {**clean, "MONOLOGUE_CACHE_DIR": str(cache), "MONOLOGUE_NO_CONFIG_FILE": "1"}
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**environ, **env},
+    )
+    assert result.returncode == 0, result.stderr
+    shown, _, modules = result.stdout.rstrip("\n").rpartition("\n")
+    return shown, result.stderr, set(ast.literal_eval(modules))
+
+
+def test_help_is_printed_from_the_cache_as_click_rendered_it(tmp_path: Path) -> None:
+    rendered, _, first = run_help(tmp_path)
+    assert "click" in first  # the first run renders it through click
+    cached, errors, modules = run_help(tmp_path)
+    assert cached == rendered
+    assert errors == ""
+    assert "click" not in modules
+    assert "Narrate what AI agents do" in cached and "Commands:" in cached
+    short, _, modules = run_help(tmp_path, "-h")
+    assert short == rendered
+    assert "click" not in modules
+
+
+def test_each_terminal_width_has_its_own_rendering(tmp_path: Path) -> None:
+    wide, _, _ = run_help(tmp_path, COLUMNS="120")
+    narrow, _, modules = run_help(tmp_path, COLUMNS="60")
+    assert "click" in modules  # not the wide one
+    assert len(narrow.splitlines()) > len(wide.splitlines())  # click wrapped it narrower
+    for columns, expected in (("120", wide), ("60", narrow)):
+        shown, _, modules = run_help(tmp_path, COLUMNS=columns)
+        assert shown == expected
+        assert "click" not in modules
+
+
+def test_other_commands_and_options_go_through_click(tmp_path: Path) -> None:
+    run_help(tmp_path)
+    for args in (["-v", "--help"], ["plugins", "--help"], ["--version"]):
+        shown, _, modules = run_help(tmp_path, *args)
+        assert "click" in modules, args
+        assert shown
+    shown, _, _ = run_help(tmp_path, "plugins", "--help")
+    assert shown.startswith("Usage: monologue plugins [OPTIONS]")
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("MONOLOGUE_CACHE_DIR", str(tmp_path / "cache"))
+    for name in ("MONOLOGUE_LOAD_PLUGINS", "MONOLOGUE_DISABLE_PLUGINS", "COLUMNS"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MONOLOGUE_STRICT_PLUGINS", "0")
+    return tmp_path
+
+
+def test_a_changed_source_environment_or_index_drops_the_cached_text(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = cache / "commands.py"
+    source.write_text("")
+    index = plugin_index()
+    remember_help("HELP", index, [str(source)])
+    assert cached_help() == "HELP"
+
+    os.utime(source, ns=(1, 1))  # the commands' module was edited
+    assert cached_help() is None
+    remember_help("HELP", index, [str(source)])
+    assert cached_help() == "HELP"
+
+    monkeypatch.setenv("MONOLOGUE_DISABLE_PLUGINS", "template")
+    assert cached_help() is None
+    monkeypatch.delenv("MONOLOGUE_DISABLE_PLUGINS")
+    monkeypatch.setenv("MONOLOGUE_STRICT_PLUGINS", "1")
+    assert cached_help() is None
+    monkeypatch.setenv("MONOLOGUE_STRICT_PLUGINS", "0")
+    monkeypatch.setenv("COLUMNS", "61")
+    assert cached_help() is None
+    monkeypatch.delenv("COLUMNS")
+    assert cached_help() == "HELP"
+
+    # The index itself is rebuilt (here: one of its plugin files changed).
+    stored = json.loads(Path(cache_file("plugins")).read_text())
+    stored["files"][str(source)] = 1
+    Path(cache_file("plugins")).write_text(json.dumps(stored))
+    assert cached_help() is None
+
+
+def test_a_source_that_cannot_be_checked_is_not_remembered(cache: Path) -> None:
+    remember_help("HELP", plugin_index(), [str(cache / "gone.py")])
+    assert cached_help() is None
+    assert not Path(cache_file("help")).exists()
+
+
+def test_a_help_with_a_failing_plugin_is_rendered_and_warned_every_time(tmp_path: Path) -> None:
+    run_help(tmp_path)  # builds the index and caches the help
+    [index_file] = tmp_path.glob("plugins-*.json")
+    index = json.loads(index_file.read_text())
+    broken = {"name": "broken", "distribution": "monologue-broken", "version": "1.0"}
+    index["rows"].append({**broken, "hooks": [], "status": "failed", "error": "ImportError: x"})
+    index_file.write_text(json.dumps(index))
+    for _ in range(2):
+        shown, errors, modules = run_help(tmp_path)
+        assert "monologue plugin 'broken' (monologue-broken) failed to load" in errors
+        assert "click" in modules
+        assert "Commands:" in shown
