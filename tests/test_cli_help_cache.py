@@ -21,11 +21,17 @@ from monologue.plugins._index import cache_file, plugin_index
 def run_help(cache: Path, *args: str, **env: str) -> tuple[str, str, set[str]]:
     """``monologue ARGS`` (``--help`` by default): its output, its standard error and the
     top-level modules it imported."""
+    shown, errors, modules = run_main(cache, *(args or ["--help"]), **env)
+    return shown, errors, {name.split(".")[0] for name in modules}
+
+
+def run_main(cache: Path, *args: str, **env: str) -> tuple[str, str, set[str]]:
+    """``monologue ARGS``: its output, its standard error and the modules it imported."""
     code = (
         "import sys\n"
         "from monologue.cli import main\n"
-        f"try:\n    main({list(args or ['--help'])!r})\nexcept SystemExit:\n    pass\n"
-        "print(sorted({m.split('.')[0] for m in sys.modules}))"
+        f"try:\n    main({list(args)!r})\nexcept SystemExit:\n    pass\n"
+        "print(sorted(sys.modules))"
     )
     clean = {k: v for k, v in os.environ.items() if not k.startswith("MONOLOGUE_")}
     clean.pop("COLUMNS", None)
@@ -74,6 +80,23 @@ def test_other_commands_and_options_go_through_click(tmp_path: Path) -> None:
         assert shown
     shown, _, _ = run_help(tmp_path, "plugins", "--help")
     assert shown.startswith("Usage: monologue plugins [OPTIONS]")
+
+
+def test_the_viewing_commands_are_imported_when_needed(tmp_path: Path) -> None:
+    viewing = "monologue.replay._viewing"
+    _, _, modules = run_main(tmp_path, "plugins")
+    assert viewing not in modules
+    shown, _, modules = run_main(tmp_path, "replay", "--help")
+    assert shown.startswith("Usage: monologue replay [OPTIONS]")
+    assert viewing in modules
+    # `monologue` alone shows its help where click does: on standard error, exit 2.
+    code = "from monologue.cli import main\nmain([])"
+    env = {**os.environ, "MONOLOGUE_CACHE_DIR": str(tmp_path)}
+    alone = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert alone.returncode == 2
+    assert alone.stderr.startswith("Usage: monologue [OPTIONS] COMMAND [ARGS]...")
+    for command in ("replay", "watch", "log", "plugins"):
+        assert f"\n  {command} " in alone.stderr
 
 
 @pytest.fixture

@@ -8,14 +8,14 @@ their heavy imports inside functions, so ``monologue --help`` stays fast.
 from __future__ import annotations
 
 import functools
+import importlib
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from monologue import __version__
-from monologue.errors import ConfigError
-from monologue.replay._viewing import settings_failure
 
 from ._output import print_json
 
@@ -87,9 +87,33 @@ def _index_problems(index: PluginIndex) -> tuple[list[str], list[str]]:
 
 class MonologueGroup(click.Group):
     """A click group whose plugin commands are listed from the plugin index, and loaded (by
-    asking plugins through ``register_commands``) only when one of them runs."""
+    asking plugins through ``register_commands``) only when one of them runs.
+
+    Its own commands may be ``lazy_commands`` too, named by ``"module:attribute"`` and
+    imported when they run or when the help lists them (click's lazy group), so that
+    ``monologue plugins`` does not import the modules of ``replay``, ``watch`` and ``log``.
+    """
 
     _plugins_loaded = False
+
+    def __init__(
+        self, *args: Any, lazy_commands: Mapping[str, str] | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self._lazy_commands = dict(lazy_commands or {})
+
+    def _import_command(self, name: str) -> click.Command | None:
+        target = self._lazy_commands.pop(name, None)
+        if target is None:
+            return None
+        module, _, attribute = target.partition(":")
+        command: click.Command = getattr(importlib.import_module(module), attribute)
+        self.add_command(command, name)
+        return command
+
+    def _import_commands(self) -> None:
+        for name in list(self._lazy_commands):
+            self._import_command(name)
 
     def _load_plugin_commands(self) -> None:
         if self._plugins_loaded:
@@ -118,14 +142,16 @@ class MonologueGroup(click.Group):
         indexed = self._indexed()
         if indexed is None:
             self._load_plugin_commands()
-            return super().list_commands(ctx)
-        return sorted({*self.commands, *indexed})
+            indexed = {}
+        return sorted({*self.commands, *self._lazy_commands, *indexed})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        found = super().get_command(ctx, cmd_name)
+        found = super().get_command(ctx, cmd_name) or self._import_command(cmd_name)
         if found is not None:
             return found
+        # A plugin's, or none: then click suggests a name among all of them.
         self._load_plugin_commands()
+        self._import_commands()
         return super().get_command(ctx, cmd_name)
 
     def get_help(self, ctx: click.Context) -> str:
@@ -154,6 +180,7 @@ class MonologueGroup(click.Group):
         remember_help(text, index, sorted(sources))
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self._import_commands()  # each one's help is listed
         indexed = self._indexed()
         if indexed is None:
             super().format_commands(ctx, formatter)
@@ -170,7 +197,15 @@ class MonologueGroup(click.Group):
             formatter.write_dl(rows)
 
 
-@click.group(cls=MonologueGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=MonologueGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    # Their module imports only click; what they run (rich, pydantic, the pipeline) is
+    # imported when they run.
+    lazy_commands={
+        name: f"monologue.replay._viewing:{name}_command" for name in ("replay", "watch", "log")
+    },
+)
 @click.version_option(__version__, "-V", "--version", prog_name="monologue")
 @click.option("-v", "--verbose", is_flag=True, help="Log debug details and full tracebacks.")
 def cli(verbose: bool) -> None:
@@ -249,7 +284,8 @@ def config_command(settings: tuple[str, ...], as_json: bool, as_lines: bool) -> 
 
     An unknown key (with a "did you mean") or a bad value is one line, exit 2.
     """
-    from monologue.replay._viewing import parse_settings
+    from monologue.errors import ConfigError
+    from monologue.replay._viewing import parse_settings, settings_failure
     from monologue.settings import cli_overrides, describe_settings
 
     try:
@@ -297,6 +333,8 @@ def sessions_command(count: int | None, as_json: bool, as_lines: bool) -> None:
     prefix of it). The sessions are those in the record directory (`monologue config`
     shows it; -c record_dir=... or MONOLOGUE_RECORD_DIR changes it).
     """
+    from monologue.errors import ConfigError
+    from monologue.replay._viewing import settings_failure
     from monologue.settings import load_config
 
     from ._catalog import list_sessions
@@ -334,16 +372,10 @@ def duration(seconds: float | None) -> str:
     return f"{hours}h{minutes:02d}m"
 
 
-def _add_viewing_commands() -> None:
-    # Their module imports only click; what they run (rich, pydantic, the pipeline) is
-    # imported when they run, so `monologue --help` stays fast.
-    from monologue.replay._viewing import log_command, replay_command, watch_command
-
-    for command in (replay_command, watch_command, log_command):
-        cli.add_command(command)
-
-
-_add_viewing_commands()
+_NO_ARGUMENTS: type[click.UsageError] | tuple[()] = getattr(
+    click.exceptions, "NoArgsIsHelpError", ()
+)
+"""What click 8.2 and later raise for a group run without arguments (8.1 prints the help)."""
 
 
 def run(argv: list[str] | None = None) -> None:
@@ -351,6 +383,9 @@ def run(argv: list[str] | None = None) -> None:
     through click, each failure reported as ``main`` says."""
     try:
         code = cli.main(args=argv, prog_name="monologue", standalone_mode=False)
+    except _NO_ARGUMENTS as exc:  # `monologue` alone: its help, where click shows it
+        click.echo(exc.format_message(), err=True)
+        raise SystemExit(exc.exit_code) from None
     except click.UsageError as exc:
         where = exc.ctx.command_path if exc.ctx is not None else "monologue"
         click.echo(f"{where}: {exc.format_message()} (see {where} --help)", err=True)
@@ -360,11 +395,13 @@ def run(argv: list[str] | None = None) -> None:
         raise SystemExit(exc.exit_code) from None
     except click.Abort:
         raise SystemExit(130) from None
-    except ConfigError as exc:  # a bad setting a command did not report itself
-        words = [arg for arg in (sys.argv[1:] if argv is None else argv) if arg[:1] != "-"]
-        click.echo(" ".join(["monologue", *words[:1]]) + f": {exc}", err=True)
-        raise SystemExit(2) from None
     except Exception as exc:
+        from monologue.errors import ConfigError  # not imported before: it imports pathlib
+
+        if isinstance(exc, ConfigError):  # a bad setting a command did not report itself
+            words = [arg for arg in (sys.argv[1:] if argv is None else argv) if arg[:1] != "-"]
+            click.echo(" ".join(["monologue", *words[:1]]) + f": {exc}", err=True)
+            raise SystemExit(2) from None
         import logging
 
         from ._logging import log
