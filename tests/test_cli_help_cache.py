@@ -59,6 +59,9 @@ def test_help_is_printed_from_the_cache_as_click_rendered_it(tmp_path: Path) -> 
     short, _, modules = run_help(tmp_path, "-h")
     assert short == rendered
     assert "click" not in modules
+    # An ASCII stream gets what click prints there (it writes UTF-8 to a misconfigured one).
+    ascii_only, _, _ = run_help(tmp_path, PYTHONIOENCODING="ascii")
+    assert ascii_only == rendered
 
 
 def test_each_terminal_width_has_its_own_rendering(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import zlib
 from typing import Any
 
@@ -57,7 +58,9 @@ def _read() -> dict[str, Any] | None:
 
 
 def cached_help() -> str | None:
-    """The top-level help as click would render it now, if a current rendering is cached."""
+    """The top-level help as click would render it now, if a current rendering is cached
+    and standard output's encoding can print it as is (click rewraps a misconfigured
+    stream: it prints the others)."""
     if Active.manager is not None or is_strict():
         return None
     index = current_index()
@@ -73,7 +76,15 @@ def cached_help() -> str | None:
     if any(mtime(source) != changed for source, changed in sources.items()):
         return None
     text = texts.get(_columns())
-    return text if isinstance(text, str) else None
+    return text if isinstance(text, str) and _printable(text) else None
+
+
+def _printable(text: str) -> bool:
+    try:
+        text.encode(getattr(sys.stdout, "encoding", None) or "")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
 
 
 def remember_help(text: str, index: PluginIndex, sources: list[str]) -> None:
