@@ -1,7 +1,7 @@
 """Start-up: ``monologue --help`` and ``monologue plugins`` next to ``python -c pass``.
 
 Both read the plugin index (core/monologue/plugins/_index.py) and import no plugin module;
-``--help`` prints the help click rendered last time (core/monologue/cli/_help.py) without
+``--help`` prints the help click rendered last time (core/monologue/cli/_replies.py) without
 importing click. The first run after an install builds the index by loading every plugin,
 renders the help through click and lets Python cache the bytecode it compiles, as an
 installed system has it: timed apart, as is ``--help`` rendered by click each time.

@@ -1,4 +1,4 @@
-"""``monologue --help`` is printed from the help click rendered last time (cli/_help.py),
+"""``monologue --help`` is printed from the help click rendered last time (cli/_replies.py),
 without importing click, exactly as click renders it, and only while nothing it was
 rendered from changed: the plugin index, the commands' modules, the plugin environment
 variables and the terminal's width."""
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from monologue.cli._help import cached_help, remember_help
+from monologue.cli._replies import cached_help, remember_help
 from monologue.plugins._index import cache_file, plugin_index
 
 

@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> None:
     (``monologue: ...``), exit 2 for a usage error and 1 for a failure; a user's Ctrl-C
     exits 130 quietly; an unexpected error shows its traceback only with ``-v``."""
     if (sys.argv[1:] if argv is None else argv) in (["--help"], ["-h"]):
-        from ._help import cached_help
+        from ._replies import cached_help
 
         text = cached_help()
         if text is not None:

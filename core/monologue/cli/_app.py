@@ -161,7 +161,7 @@ class MonologueGroup(click.Group):
         return text
 
     def _remember_help(self, ctx: click.Context, text: str) -> None:
-        """Cache the top-level help (``_help.py``) when it was rendered from the plugin index
+        """Cache the top-level help (``_replies.py``) when it was rendered from the plugin index
         with nothing to warn about, at the width click sizes it by on its own."""
         if ctx.terminal_width is not None or ctx.max_content_width is not None:
             return
@@ -170,7 +170,7 @@ class MonologueGroup(click.Group):
         index = _plugin_index()
         if index is None or any(_index_problems(index)):
             return
-        from ._help import remember_help
+        from ._replies import remember_help
 
         commands = (self, *self.commands.values())
         defined_by = {type(self).__module__}
