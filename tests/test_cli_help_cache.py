@@ -1,7 +1,7 @@
-"""``monologue --help`` is printed from the help click rendered last time (cli/_replies.py),
-without importing click, exactly as click renders it, and only while nothing it was
-rendered from changed: the plugin index, the commands' modules, the plugin environment
-variables and the terminal's width."""
+"""``monologue --help`` and ``monologue plugins`` print what they printed last time
+(cli/_replies.py), without importing click, exactly as click prints it, and only while
+nothing it was made from changed: the plugin index, monologue's modules, the plugin
+environment variables and the terminal's width."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ import json
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
 
-from monologue.cli._replies import cached_help, remember_help
+from monologue.cli._replies import cached_reply, remember_reply
 from monologue.plugins._index import cache_file, plugin_index
 
 
@@ -75,9 +76,19 @@ def test_each_terminal_width_has_its_own_rendering(tmp_path: Path) -> None:
         assert "click" not in modules
 
 
+def test_plugins_is_printed_from_the_cache_as_click_printed_it(tmp_path: Path) -> None:
+    printed, _, first = run_help(tmp_path, "plugins")
+    assert "click" in first
+    cached, errors, modules = run_help(tmp_path, "plugins")
+    assert (cached, errors) == (printed, "")
+    assert "click" not in modules
+    assert printed
+
+
 def test_other_commands_and_options_go_through_click(tmp_path: Path) -> None:
     run_help(tmp_path)
-    for args in (["-v", "--help"], ["plugins", "--help"], ["--version"]):
+    run_help(tmp_path, "plugins")
+    for args in (["-v", "--help"], ["plugins", "--help"], ["--version"], ["plugins", "--json"]):
         shown, _, modules = run_help(tmp_path, *args)
         assert "click" in modules, args
         assert shown
@@ -111,53 +122,65 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def test_a_changed_source_environment_or_index_drops_the_cached_text(
+def loaded_module(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
+    """A monologue module, as loaded from ``path``."""
+    module = types.ModuleType("monologue._edited")
+    module.__file__ = str(path)
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+
+
+def test_a_changed_module_environment_or_index_drops_the_cached_text(
     cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     source = cache / "commands.py"
     source.write_text("")
+    loaded_module(monkeypatch, source)
     index = plugin_index()
-    remember_help("HELP", index, [str(source)])
-    assert cached_help() == "HELP"
+    remember_reply("help", "HELP", index)
+    remember_reply("plugins", "PLUGINS", index)
+    assert (cached_reply("help"), cached_reply("plugins")) == ("HELP", "PLUGINS")
 
-    os.utime(source, ns=(1, 1))  # the commands' module was edited
-    assert cached_help() is None
-    remember_help("HELP", index, [str(source)])
-    assert cached_help() == "HELP"
+    os.utime(source, ns=(1, 1))  # a module they were made with was edited
+    assert cached_reply("help") is None
+    remember_reply("help", "HELP", index)
+    assert (cached_reply("help"), cached_reply("plugins")) == ("HELP", None)
 
     monkeypatch.setenv("MONOLOGUE_DISABLE_PLUGINS", "template")
-    assert cached_help() is None
+    assert cached_reply("help") is None
     monkeypatch.delenv("MONOLOGUE_DISABLE_PLUGINS")
     monkeypatch.setenv("MONOLOGUE_STRICT_PLUGINS", "1")
-    assert cached_help() is None
+    assert cached_reply("help") is None
     monkeypatch.setenv("MONOLOGUE_STRICT_PLUGINS", "0")
     monkeypatch.setenv("COLUMNS", "61")
-    assert cached_help() is None
+    assert cached_reply("help") is None
     monkeypatch.delenv("COLUMNS")
-    assert cached_help() == "HELP"
+    assert cached_reply("help") == "HELP"
 
     # The index itself is rebuilt (here: one of its plugin files changed).
     stored = json.loads(Path(cache_file("plugins")).read_text())
     stored["files"][str(source)] = 1
     Path(cache_file("plugins")).write_text(json.dumps(stored))
-    assert cached_help() is None
+    assert cached_reply("help") is None
 
 
-def test_a_source_that_cannot_be_checked_is_not_remembered(cache: Path) -> None:
-    remember_help("HELP", plugin_index(), [str(cache / "gone.py")])
-    assert cached_help() is None
-    assert not Path(cache_file("help")).exists()
+def test_a_module_that_cannot_be_checked_means_nothing_is_remembered(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loaded_module(monkeypatch, cache / "gone.py")
+    remember_reply("help", "HELP", plugin_index())
+    assert cached_reply("help") is None
+    assert not Path(cache_file("replies")).exists()
 
 
-def test_a_help_with_a_failing_plugin_is_rendered_and_warned_every_time(tmp_path: Path) -> None:
+def test_with_a_failing_plugin_both_go_through_click_and_warn_every_time(tmp_path: Path) -> None:
     run_help(tmp_path)  # builds the index and caches the help
     [index_file] = tmp_path.glob("plugins-*.json")
     index = json.loads(index_file.read_text())
     broken = {"name": "broken", "distribution": "monologue-broken", "version": "1.0"}
     index["rows"].append({**broken, "hooks": [], "status": "failed", "error": "ImportError: x"})
     index_file.write_text(json.dumps(index))
-    for _ in range(2):
-        shown, errors, modules = run_help(tmp_path)
+    for args in (["--help"], ["--help"], ["plugins"], ["plugins"]):
+        shown, errors, modules = run_help(tmp_path, *args)
         assert "monologue plugin 'broken' (monologue-broken) failed to load" in errors
         assert "click" in modules
-        assert "Commands:" in shown
+        assert "Commands:" in shown if args == ["--help"] else "FAILED   ImportError" in shown

@@ -3,8 +3,8 @@
 Built-in commands live in :mod:`._app`; plugins add theirs through ``register_commands(cli)``.
 Plugin commands are listed from the plugin index and loaded only when one runs, and plugin
 modules keep their heavy imports inside functions, so ``monologue --help`` stays fast: when
-nothing changed since click last rendered it, it is printed from a cache (:mod:`._help`)
-without importing click at all.
+nothing changed since click last rendered it, it is printed from a cache (:mod:`._replies`)
+without importing click at all, and so is ``monologue plugins``.
 """
 
 from __future__ import annotations
@@ -29,14 +29,23 @@ __getattr__, __dir__ = lazy_exports(
 )
 
 
+_CACHED_REPLIES: dict[tuple[str, ...], str] = {
+    ("--help",): "help",
+    ("-h",): "help",
+    ("plugins",): "plugins",
+}
+"""The arguments answered from :mod:`._replies` when it has a current text."""
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: every expected failure is one line on standard error
     (``monologue: ...``), exit 2 for a usage error and 1 for a failure; a user's Ctrl-C
     exits 130 quietly; an unexpected error shows its traceback only with ``-v``."""
-    if (sys.argv[1:] if argv is None else argv) in (["--help"], ["-h"]):
-        from ._replies import cached_help
+    reply = _CACHED_REPLIES.get(tuple(sys.argv[1:] if argv is None else argv))
+    if reply is not None:
+        from ._replies import cached_reply
 
-        text = cached_help()
+        text = cached_reply(reply)
         if text is not None:
             sys.stdout.write(text + "\n")  # as click prints it
             raise SystemExit(0)

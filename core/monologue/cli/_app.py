@@ -85,6 +85,17 @@ def _index_problems(index: PluginIndex) -> tuple[list[str], list[str]]:
     return failed, raised
 
 
+def _remember(reply: str, text: str) -> None:
+    """Cache what ``reply`` printed (``_replies.py``), when it was made from the plugin index
+    with nothing to warn about."""
+    index = _plugin_index()
+    if index is None or any(_index_problems(index)):
+        return
+    from ._replies import remember_reply
+
+    remember_reply(reply, text, index)
+
+
 class MonologueGroup(click.Group):
     """A click group whose plugin commands are listed from the plugin index, and loaded (by
     asking plugins through ``register_commands``) only when one of them runs.
@@ -161,23 +172,12 @@ class MonologueGroup(click.Group):
         return text
 
     def _remember_help(self, ctx: click.Context, text: str) -> None:
-        """Cache the top-level help (``_replies.py``) when it was rendered from the plugin index
-        with nothing to warn about, at the width click sizes it by on its own."""
+        """Cache the top-level help when it was rendered from the plugin index, at the width
+        click sizes it by on its own."""
         if ctx.terminal_width is not None or ctx.max_content_width is not None:
             return
-        if click.formatting.FORCED_WIDTH is not None or self._indexed() is None:
-            return
-        index = _plugin_index()
-        if index is None or any(_index_problems(index)):
-            return
-        from ._replies import remember_help
-
-        commands = (self, *self.commands.values())
-        defined_by = {type(self).__module__}
-        defined_by.update(command.callback.__module__ for command in commands if command.callback)
-        # A module without a file is a source nothing can check: not remembered ("").
-        sources = [getattr(sys.modules.get(name), "__file__", None) or "" for name in defined_by]
-        remember_help(text, index, sorted(sources))
+        if click.formatting.FORCED_WIDTH is None and self._indexed() is not None:
+            _remember("help", text)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         self._import_commands()  # each one's help is listed
@@ -261,15 +261,17 @@ def plugins_command(as_json: bool, as_lines: bool, hook: str | None) -> None:
     if as_json or as_lines:
         print_json(rows, as_lines)
         return
-    if not rows:
-        click.echo("no plugins" + (f" implement {hook}" if hook else " are installed"))
-        return
+    lines = [] if rows else ["no plugins" + (f" implement {hook}" if hook else " are installed")]
     for row in rows:
         dist = f"{row['distribution'] or '-'} {row['version'] or ''}".strip()
         if row["status"] == "loaded":
-            click.echo(f"{row['name']:<12} {dist:<28} loaded   {', '.join(row['hooks'])}")
+            lines.append(f"{row['name']:<12} {dist:<28} loaded   {', '.join(row['hooks'])}")
         else:
-            click.echo(f"{row['name']:<12} {dist:<28} FAILED   {row['error']}")
+            lines.append(f"{row['name']:<12} {dist:<28} FAILED   {row['error']}")
+    text = "\n".join(lines)
+    click.echo(text)
+    if hook is None:
+        _remember("plugins", text)  # `monologue plugins` prints it from then on
 
 
 @cli.command("config")

@@ -1,19 +1,21 @@
-"""``monologue --help`` without importing click: the help click rendered last time, while
-nothing it was rendered from has changed.
+"""What ``monologue --help`` and ``monologue plugins`` print, without importing click: the
+text they printed last time, while nothing it was made from has changed.
 
-Importing click (with inspect, typing, datetime and uuid) is most of what ``monologue --help``
-costs. The top-level help lists the core's commands and every plugin's, the latter from the
-plugin index (``plugins/_index.py``), so click's rendering changes only when one of these
-does, and each is part of the cached text's key:
+Importing click (with inspect, typing, datetime and uuid) is most of what these commands
+cost. Both print what the plugin index (``plugins/_index.py``) says, through monologue's
+own code, so their output changes only when one of these does, and each is part of the
+cached text's key:
 
-- the plugin index: the text is used only while the index is current (checked as the index
-  checks itself), and only with the very index it was rendered from;
-- the files defining the group and the core's commands (an editable install being edited);
-- the environment variables that choose plugins, and the terminal's width.
+- the plugin index: a text is used only while the index is current (checked as the index
+  checks itself), and only with the very index it was made from;
+- the files of every monologue module loaded when it was made (an editable install being
+  edited);
+- the environment variables that choose plugins, and the terminal's width (the help is
+  laid out to it).
 
-The text is remembered only when click rendered it from the index with nothing to warn
-about: a plugin that failed to load, strict mode or a plugin manager already in use always
-go through click. One file per interpreter beside the index, with a few terminal widths.
+A text is remembered only when it was made from the index with nothing to warn about: a
+plugin that failed to load, strict mode or a plugin manager already in use always go
+through click. One file per interpreter beside the index, holding a few texts.
 """
 
 from __future__ import annotations
@@ -28,10 +30,10 @@ from typing import Any
 from monologue.plugins._env import Active, is_strict
 from monologue.plugins._index import PluginIndex, cache_file, current_index, mtime, store
 
-__all__ = ["cached_help", "remember_help"]
+__all__ = ["cached_reply", "remember_reply"]
 
-_VERSION = 1  # of the file's layout
-_WIDTHS_KEPT = 4
+_VERSION = 2  # of the file's layout
+_TEXTS_KEPT = 8
 _ENVIRONMENT = ("MONOLOGUE_LOAD_PLUGINS", "MONOLOGUE_DISABLE_PLUGINS")
 
 
@@ -43,24 +45,24 @@ def _key(index: PluginIndex) -> list[Any]:
     ]
 
 
-def _columns() -> str:
-    # What click's help formatter sizes itself by (a JSON object's keys are strings).
-    return str(shutil.get_terminal_size().columns)
+def _text_key(reply: str) -> str:
+    # The width click's help formatter sizes itself by.
+    return f"{reply} {shutil.get_terminal_size().columns}"
 
 
 def _read() -> dict[str, Any] | None:
     try:
-        with open(cache_file("help"), "rb") as file:
+        with open(cache_file("replies"), "rb") as file:
             cached = json.loads(file.read())
     except (OSError, ValueError):
         return None
     return cached if isinstance(cached, dict) else None
 
 
-def cached_help() -> str | None:
-    """The top-level help as click would render it now, if a current rendering is cached
-    and standard output's encoding can print it as is (click rewraps a misconfigured
-    stream: it prints the others)."""
+def cached_reply(reply: str) -> str | None:
+    """What ``reply`` (``help`` or ``plugins``) would print now, if a current text is cached
+    and standard output's encoding prints it as is (click rewraps a misconfigured stream:
+    it prints the others)."""
     if Active.manager is not None or is_strict():
         return None
     index = current_index()
@@ -69,13 +71,10 @@ def cached_help() -> str | None:
     cached = _read()
     if cached is None or cached.get("key") != _key(index):
         return None
-    sources = cached.get("sources")
     texts = cached.get("texts")
-    if not isinstance(sources, dict) or not isinstance(texts, dict):
+    if not isinstance(texts, dict) or not _unchanged(cached.get("sources")):
         return None
-    if any(mtime(source) != changed for source, changed in sources.items()):
-        return None
-    text = texts.get(_columns())
+    text = texts.get(_text_key(reply))
     return text if isinstance(text, str) and _printable(text) else None
 
 
@@ -87,18 +86,36 @@ def _printable(text: str) -> bool:
     return True
 
 
-def remember_help(text: str, index: PluginIndex, sources: list[str]) -> None:
-    """Cache ``text``, the top-level help click rendered from ``index`` and from the modules
-    ``sources`` (the group's and its commands'), for the current terminal width."""
-    stamps = {source: mtime(source) for source in sources}
-    if None in stamps.values():
-        return  # a source that cannot be checked: nothing to invalidate the text with
+def _unchanged(sources: Any) -> bool:
+    return isinstance(sources, dict) and all(
+        mtime(source) == changed for source, changed in sources.items()
+    )
+
+
+def _sources() -> dict[str, int | None]:
+    """Every loaded monologue module's file, with its modification time."""
+    files = {
+        getattr(module, "__file__", None) or ""
+        for name, module in list(sys.modules.items())
+        if name == "monologue" or name.startswith("monologue.")
+    }
+    return {source: mtime(source) for source in sorted(files)}
+
+
+def remember_reply(reply: str, text: str, index: PluginIndex) -> None:
+    """Cache ``text``, what ``reply`` printed, made from ``index`` with nothing to warn about."""
+    sources = _sources()
+    if None in sources.values():
+        return  # a module whose file cannot be checked: nothing to invalidate the text with
     key = _key(index)
     cached = _read()
     texts: dict[str, str] = {}
-    if cached is not None and cached.get("key") == key and cached.get("sources") == stamps:
+    if cached is not None and cached.get("key") == key and _unchanged(cached.get("sources")):
+        # Still current: kept, along with the modules they were made from.
         texts = dict(cached.get("texts") or {})
-    texts.pop(_columns(), None)  # re-inserted last: the latest widths rendered are kept
-    texts[_columns()] = text
-    kept = dict(list(texts.items())[-_WIDTHS_KEPT:])
-    store(cache_file("help"), {"key": key, "sources": stamps, "texts": kept})
+        sources = {**cached["sources"], **sources}
+    entry = _text_key(reply)
+    texts.pop(entry, None)  # re-inserted last: the latest texts made are kept
+    texts[entry] = text
+    kept = dict(list(texts.items())[-_TEXTS_KEPT:])
+    store(cache_file("replies"), {"key": key, "sources": sources, "texts": kept})
