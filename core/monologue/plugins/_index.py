@@ -16,6 +16,7 @@ cache. Commands still run on the real plugin manager: the index only describes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -107,14 +108,12 @@ def _read(key: list[Any]) -> PluginIndex | None:
 def store(path: str, value: Any) -> None:
     """Write ``value`` as JSON to the cache file ``path``, atomically; a folder that cannot
     be written just means no cache (the next run builds it again)."""
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        temporary = f"{path}.{os.getpid()}.tmp"
-        with open(temporary, "w", encoding="utf-8") as file:
-            json.dump(value, file)
-        os.replace(temporary, path)
-    except OSError:
-        pass
+    from pathlib import Path  # only when writing: reading the cache does without pathlib
+
+    from monologue.files import write_atomically
+
+    with contextlib.suppress(OSError):
+        write_atomically(Path(path), json.dumps(value), durable=False)
 
 
 def _commands(
