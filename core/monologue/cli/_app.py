@@ -1,8 +1,10 @@
-"""The ``monologue`` command line.
+"""The ``monologue`` click group and its built-in commands, which :func:`monologue.cli.main`
+runs when no cached text answers (``_replies.py``).
 
-Built-in commands live here; plugins add theirs through ``register_commands(cli)``. Plugins
-are loaded only when a command (or ``--help``) needs the full list, and plugin modules keep
-their heavy imports inside functions, so ``monologue --help`` stays fast.
+Plugins add their commands through ``register_commands(cli)``; they are listed from the
+plugin index, and the plugins are loaded only when one of their commands runs (or a name
+is unknown). What ``--help`` and ``plugins`` print from the index is remembered for the
+next run.
 """
 
 from __future__ import annotations
