@@ -18,7 +18,7 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from .harness import Context, Figure, median
+from .harness import Context, Figure, median, sized
 
 
 def _time(
@@ -52,7 +52,7 @@ def _forget_replies(cache: str) -> Callable[[], None]:
 
 
 def run(ctx: Context) -> list[Figure]:
-    repeats = 5 if ctx.quick else 15
+    repeats = sized(ctx, full=15, quick=5, smoke=1)
     monologue = [sys.executable, "-m", "monologue"]
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "MONOLOGUE_CACHE_DIR": cache}
