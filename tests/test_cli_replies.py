@@ -96,6 +96,18 @@ def test_other_commands_and_options_go_through_click(tmp_path: Path) -> None:
     assert shown.startswith("Usage: monologue plugins [OPTIONS]")
 
 
+@pytest.mark.parametrize("args", [["--help"], ["plugins"]])
+def test_through_click_they_still_import_no_plugin(tmp_path: Path, args: list[str]) -> None:
+    cached, _, _ = run_help(tmp_path, *args)  # builds the index and remembers the text
+    for replies in tmp_path.glob("replies-*.json"):
+        replies.unlink()
+    shown, _, modules = run_help(tmp_path, *args)
+    assert shown == cached
+    assert "click" in modules
+    assert not modules & {"pluggy", "pydantic"}
+    assert not {name for name in modules if name.startswith("monologue_")}
+
+
 def test_the_viewing_commands_are_imported_when_needed(tmp_path: Path) -> None:
     viewing = "monologue.replay._viewing"
     _, _, modules = run_main(tmp_path, "plugins")
