@@ -1,7 +1,8 @@
 """Lazy public names for packages whose entry module must import fast (PEP 562).
 
-``monologue --help`` imports every plugin's entry module, so heavy names (pydantic models,
-SDK wrappers) are loaded from their submodules only when first used.
+Loading the plugins imports every plugin's entry module (each command that runs a session,
+and the first ``monologue`` run after an install, which indexes them), so heavy names
+(pydantic models, SDK wrappers) are loaded from their submodules only when first used.
 """
 
 from __future__ import annotations

@@ -16,12 +16,12 @@ cache. Commands still run on the real plugin manager: the index only describes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 import warnings
 import zlib
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from monologue import __version__
@@ -29,7 +29,15 @@ from monologue import __version__
 if TYPE_CHECKING:
     from ._manager import MonologuePluginManager
 
-__all__ = ["PluginIndex", "cache_dir", "plugin_index"]
+__all__ = [
+    "PluginIndex",
+    "cache_dir",
+    "cache_file",
+    "current_index",
+    "mtime",
+    "plugin_index",
+    "store",
+]
 
 _VERSION = 1  # of the file's layout
 
@@ -51,16 +59,25 @@ class PluginIndex(TypedDict):
     hooks: list[str]
 
 
-def cache_dir() -> Path:
-    """``MONOLOGUE_CACHE_DIR``, else ``$XDG_CACHE_HOME/monologue``, else ``~/.cache/monologue``."""
+def cache_dir() -> str:
+    """``MONOLOGUE_CACHE_DIR``, else ``$XDG_CACHE_HOME/monologue``, else ``~/.cache/monologue``.
+
+    A string, not a :class:`~pathlib.Path`: ``monologue --help`` does without pathlib."""
     chosen = os.environ.get("MONOLOGUE_CACHE_DIR")
     if chosen:
-        return Path(chosen)
+        return chosen
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "monologue"
+    return os.path.join(base, "monologue")
 
 
-def _mtime(path: str) -> int | None:
+def cache_file(kind: str) -> str:
+    """The cache file of ``kind`` for this interpreter (each virtual environment has its own
+    plugins)."""
+    return os.path.join(cache_dir(), f"{kind}-{zlib.crc32(sys.executable.encode()):08x}.json")
+
+
+def mtime(path: str) -> int | None:
+    """``path``'s modification time in nanoseconds, ``None`` when it cannot be read."""
     try:
         return os.stat(path).st_mtime_ns
     except OSError:
@@ -71,36 +88,32 @@ def _key() -> list[Any]:
     # sys.path[0] is the script's folder or the working directory: it changes with where
     # monologue runs, and holds no installed distribution.
     paths = [p for p in sys.path[1:] if p]
-    return [_VERSION, __version__, sys.executable, [[p, _mtime(p)] for p in paths]]
-
-
-def _file() -> Path:
-    # One file per interpreter (each virtual environment has its own plugins).
-    return cache_dir() / f"plugins-{zlib.crc32(sys.executable.encode()):08x}.json"
+    return [_VERSION, __version__, sys.executable, [[p, mtime(p)] for p in paths]]
 
 
 def _read(key: list[Any]) -> PluginIndex | None:
     try:
-        index: PluginIndex = json.loads(_file().read_bytes())
+        with open(cache_file("plugins"), "rb") as file:
+            index: PluginIndex = json.loads(file.read())
     except (OSError, ValueError):
         return None
     if not isinstance(index, dict) or index.get("key") != key:
         return None
     files = index.get("files")
-    if not isinstance(files, dict) or any(_mtime(f) != m for f, m in files.items()):
+    if not isinstance(files, dict) or any(mtime(f) != m for f, m in files.items()):
         return None
     return index
 
 
-def _write(index: PluginIndex) -> None:
-    path = _file()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps(index))
-        os.replace(temporary, path)
-    except OSError:
-        pass  # no cache: the next run builds the index again
+def store(path: str, value: Any) -> None:
+    """Write ``value`` as JSON to the cache file ``path``, atomically; a folder that cannot
+    be written just means no cache (the next run builds it again)."""
+    from pathlib import Path  # only when writing: reading the cache does without pathlib
+
+    from monologue.files import write_atomically
+
+    with contextlib.suppress(OSError):
+        write_atomically(Path(path), json.dumps(value), durable=False)
 
 
 def _commands(
@@ -131,9 +144,9 @@ def build(manager: MonologuePluginManager, key: list[Any]) -> PluginIndex:
     files: dict[str, int] = {}
     for _, plugin in manager.list_name_plugin():
         source = getattr(plugin, "__file__", None)
-        mtime = _mtime(source) if source else None
-        if source and mtime is not None:
-            files[source] = mtime
+        changed = mtime(source) if source else None
+        if source and changed is not None:
+            files[source] = changed
     commands, command_errors = _commands(manager)
     return {
         "key": key,
@@ -143,6 +156,11 @@ def build(manager: MonologuePluginManager, key: list[Any]) -> PluginIndex:
         "command_errors": command_errors,
         "hooks": sorted(manager.spec_names()),
     }
+
+
+def current_index() -> PluginIndex | None:
+    """The cached index while it is current, else ``None`` (nothing is built)."""
+    return _read(_key())
 
 
 def plugin_index() -> PluginIndex:
@@ -159,5 +177,5 @@ def plugin_index() -> PluginIndex:
         warnings.simplefilter("ignore")
         manager.load_entrypoints(environ={})
     index = build(manager, key)
-    _write(index)
+    store(cache_file("plugins"), index)
     return index
