@@ -11,7 +11,9 @@ import threading
 import time
 from typing import Any
 
-from monologue import hookimpl
+from pytest_monologue import PluginSandbox
+
+from monologue import Session, hookimpl
 
 
 class BusyNarrator:
@@ -39,11 +41,20 @@ class BusyNarrator:
             return self._cond.wait_for(lambda: len(self.calls) >= count, timeout)
 
 
+def busy_session(
+    sandbox: PluginSandbox, cpu_s: float, share: float, max_buffer: int = 1
+) -> tuple[BusyNarrator, Session]:
+    """A session (not started) narrated by a :class:`BusyNarrator` of ``cpu_s`` a call."""
+    busy = sandbox.register(BusyNarrator(cpu_s), "busy")
+    session = sandbox.session(
+        narrator="busy", narration_share=share, max_buffer_size=max_buffer, min_buffer_size=1
+    )
+    return busy, session
+
+
 def test_a_turn_rests_in_proportion_to_the_cpu_the_last_one_used(monologue_plugins):
-    busy = monologue_plugins.register(BusyNarrator(0.02), "busy")
-    with monologue_plugins.session(
-        narrator="busy", narration_share=0.25, max_buffer_size=1, min_buffer_size=1
-    ) as s:
+    busy, s = busy_session(monologue_plugins, 0.02, 0.25)
+    with s:
         s.text("one")
         assert busy.wait_for_calls(1)
         s.text("two")  # asked for at once; the worker rests first
@@ -55,10 +66,8 @@ def test_a_turn_rests_in_proportion_to_the_cpu_the_last_one_used(monologue_plugi
 
 
 def test_events_arriving_during_a_rest_join_the_next_turn(monologue_plugins):
-    busy = monologue_plugins.register(BusyNarrator(0.05), "busy")
-    with monologue_plugins.session(
-        narrator="busy", narration_share=0.05, max_buffer_size=50, min_buffer_size=1
-    ) as s:
+    busy, s = busy_session(monologue_plugins, 0.05, 0.05, max_buffer=50)
+    with s:
         for n in range(50):
             s.text(f"event {n}")  # the 50th asks for a turn (max_buffer)
         assert busy.wait_for_calls(1)
@@ -73,10 +82,8 @@ def test_events_arriving_during_a_rest_join_the_next_turn(monologue_plugins):
 
 
 def test_closing_never_waits_for_a_rest(monologue_plugins):
-    busy = monologue_plugins.register(BusyNarrator(0.05), "busy")
-    s = monologue_plugins.session(
-        narrator="busy", narration_share=0.01, max_buffer_size=1, min_buffer_size=1
-    ).start()
+    busy, s = busy_session(monologue_plugins, 0.05, 0.01)
+    s.start()
     s.text("one")
     assert busy.wait_for_calls(1)
     s.text("two")  # a turn asked for while the worker rests up to MAX_REST_S (1 s)
@@ -90,10 +97,8 @@ def test_closing_never_waits_for_a_rest(monologue_plugins):
 
 
 def test_a_share_of_one_never_rests(monologue_plugins):
-    busy = monologue_plugins.register(BusyNarrator(0.02), "busy")
-    with monologue_plugins.session(
-        narrator="busy", narration_share=1.0, max_buffer_size=1, min_buffer_size=1
-    ) as s:
+    busy, s = busy_session(monologue_plugins, 0.02, 1.0)
+    with s:
         for n in range(3):
             s.text(f"event {n}")
             assert busy.wait_for_calls(n + 1)  # each one narrated before the next is sent

@@ -108,11 +108,16 @@ def test_values_json_cannot_hold_are_recorded_as_text(
             return "<opaque>"
 
     with recorder.session("coder", narrator="none") as s:
-        s.tool_call("Probe", {"thing": Opaque(), "broken": "half a surrogate \ud800"})
+        s.tool_call(
+            "Probe",
+            {"thing": Opaque(), "broken": "half a surrogate \ud800", "password": "hunter2hunter2"},
+        )
 
     data = json_lines(recording_of(record_dir, s.id))[1]["data"]
     assert data["input"]["thing"] == "<opaque>"
     assert data["input"]["broken"].startswith("half a surrogate")
+    # Redacted too, though the pipeline could not serialize the event to look for it.
+    assert data["input"]["password"] == "[REDACTED]"
 
 
 def test_replays_are_not_recorded_unless_record_is_true(
@@ -295,18 +300,3 @@ def test_results_named_on_the_pipeline_are_recorded_with_their_names(
     results = [event for event in events if event["type"] == "tool_result"]
     assert len(results) == 200
     assert {result["data"]["tool_name"] for result in results} == {"Read"}
-
-
-def test_a_secret_beside_a_value_json_cannot_hold_is_redacted(
-    recorder: PluginSandbox, record_dir: Path
-) -> None:
-    class Opaque:
-        def __str__(self) -> str:
-            return "<opaque>"
-
-    with recorder.session("coder", narrator="none") as s:
-        s.tool_call("Probe", {"thing": Opaque(), "password": "hunter2hunter2"})
-
-    text = recording_of(record_dir, s.id).read_text()
-    assert "hunter2hunter2" not in text
-    assert json_lines(recording_of(record_dir, s.id))[1]["data"]["input"]["thing"] == "<opaque>"
