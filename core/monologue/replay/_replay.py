@@ -367,12 +367,20 @@ class Driver:
         return session
 
     def _dispatch(self, session: Session, event: Event) -> None:
-        narration = event.type in NARRATION_TYPES
-        if narration and not self.recorded:
+        if event.type in NARRATION_TYPES and not self.recorded:
             return
         if self.speed:
             self._pace(event.ts)
-        if narration:
+        if self._wait_turns:
+            # Recorded narration too: it must follow the events read before it.
+            self._inbox.append(event)
+            if len(self._inbox) >= self.read_ahead:
+                self._settle(session)
+            return
+        self._show(session, event)
+
+    def _show(self, session: Session, event: Event) -> None:
+        if event.type in NARRATION_TYPES:  # recorded (``recorded``): shown as it was
             event = session.dispatch(event)
             self.tally.cost.add(event)
             if event.type == "narrative":
@@ -381,14 +389,6 @@ class Driver:
             else:
                 self.view.event(event)
             return
-        if self._wait_turns:
-            self._inbox.append(event)
-            if len(self._inbox) >= self.read_ahead:
-                self._settle(session)
-            return
-        self._show(session, event)
-
-    def _show(self, session: Session, event: Event) -> None:
         self._last_type = event.type
         if self._dated:
             self._times.saw(event)
