@@ -26,16 +26,14 @@ if TYPE_CHECKING:
 
 __all__ = ["narrate", "scene_of"]
 
-STATE_KEY = "template"
-"""Where the narrator keeps its :class:`~monologue_template.actions.Memory` in
-``session.state``."""
+_STATE_KEY = "template"  # where the narrator keeps its Memory in session.state
 
 
 def scene_of(session: Session) -> Scene:
     """The narrator's view of ``session`` right now (config, history, open tool calls)."""
-    memory = session.state.get(STATE_KEY)
+    memory = session.state.get(_STATE_KEY)
     if not isinstance(memory, Memory):
-        memory = session.state[STATE_KEY] = Memory()
+        memory = session.state[_STATE_KEY] = Memory()
     quiet = None
     if session.last_event_at is not None:
         quiet = time.monotonic() - session.last_event_at
