@@ -202,3 +202,34 @@ def test_recorded_narration_is_shown_where_it_was_recorded(
             if i % EVERY == EVERY - 1:
                 lines.append(f"said told t{i}")
         assert view.lines[: len(lines)] == lines
+
+
+def test_turns_that_keep_their_events_do_not_stall_the_replay(
+    monologue_plugins: PluginSandbox,
+) -> None:
+    # A narrator that keeps every other batch (an empty answer): no narrative wakes the
+    # pump then, and the reading thread must kick it; the turns stay the same every run.
+    class Keeping(Plugins):
+        @hookimpl
+        def narrate(
+            self, session: Any, events: list[Event], history: list[str], reason: str
+        ) -> str:
+            ids = [e.data["tool_use_id"] for e in events if e.type == "tool_result"]
+            first = int(ids[0].removeprefix("t")) if ids else 0
+            if reason != "final" and first // EVERY % 2 == 0:
+                return ""
+            return f"{len(events)} events, results {','.join(ids)}"
+
+    monologue_plugins.register(Keeping(), name="turns")
+    runs = []
+    for read_ahead in (1, 7, 1000, 1000):
+        view = Shown()
+        config = {"narrator": "turns"}
+        summary = replay(Driver(Path("60.jsonl"), view, config=config, read_ahead=read_ahead))
+        assert summary.problem is None
+        runs.append(view.lines)
+    assert all(lines == runs[0] for lines in runs)
+    shown = [line for line in runs[0] if not line.startswith("said")]
+    assert shown == [f"t{i}" for i in range(60) for _ in range(2)]
+    said = [line for line in runs[0] if line.startswith("said")]
+    assert said and all("t0," not in line for line in said[1:])

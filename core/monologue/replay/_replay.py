@@ -19,9 +19,9 @@ last one asked for a narration turn. Waiting for the pipeline from the reading t
 every event instead cost two thread hand-offs per event, most of the replay's time; and two
 threads taking turns at the interpreter lock for every event (a reader putting, the
 pipeline taking) cost about as much as the pipeline's own work. Now the reading thread
-sleeps while the pump works: it wakes when the inbox is empty, and every
-:data:`STALL_CHECK_S` to see whether the pump is stuck (after a turn that ended without a
-narrative, which nothing else would tell the pump), never at each turn.
+sleeps while the pump works: it wakes when the inbox is empty, or when the pump has not
+moved for :data:`STALL_CHECK_S`, to see whether it is stuck (after a turn that ended
+without a narrative, which nothing else would tell the pump), never at each turn.
 """
 
 from __future__ import annotations
@@ -59,8 +59,9 @@ _REMEMBERED_TIMES: Final = 4096
 """Recorded times kept by event id, to date narratives by the last event they cover."""
 INBOX_SIZE: Final = 1000
 """Events an instant replay reads ahead before it waits for the pipeline."""
-STALL_CHECK_S: Final = 0.01
-"""How often the reading thread, waiting for the pump, checks that the pump still moves."""
+STALL_CHECK_S: Final = 0.002
+"""How long the pump may go without dispatching an event before the reading thread, waiting
+for it, checks whether it is stuck."""
 
 
 def renamed(problem: RecordingError, read: Path, name: Path) -> str:
@@ -402,9 +403,9 @@ class Driver:
         the pipeline. Where nothing wakes it (an inbox just filled, a turn that kept its
         events, a narrator that timed out), the pipeline is idle and this thread dispatches
         the next event itself (a kick), after which the pump takes over again. While the
-        pump moves, this thread sleeps until it has emptied the inbox, looking every
-        :data:`STALL_CHECK_S` whether it stopped for good: waiting for the session at each
-        turn would wake it several times a turn."""
+        pump moves, this thread sleeps until it has emptied the inbox; it looks whether the
+        pump is stuck only once it has not moved for :data:`STALL_CHECK_S`: waiting for
+        the session at each turn would wake it several times a turn."""
         moving = False
         while True:
             if moving:
@@ -425,9 +426,12 @@ class Driver:
             moving = True
 
     def _wait_fed(self) -> None:
-        """Sleep until the pump has emptied the inbox (or failed), or a stall check is due."""
+        """Sleep until the pump has emptied the inbox (or failed), or has dispatched nothing
+        for :data:`STALL_CHECK_S`."""
         with self._fed:
-            if self._inbox and self._failure is None:
+            pumped = None
+            while self._inbox and self._failure is None and self._pumped != pumped:
+                pumped = self._pumped
                 self._fed.wait(STALL_CHECK_S)
 
     def _pump(self) -> None:
