@@ -1,7 +1,8 @@
 """An instant replay with a narrator waits only at narration turns, yet each turn covers
 exactly the events up to the one that asked for it, and each narrative is shown right after
 that event, whatever the threads' timing; Ctrl-C stops at once, without narrating what was
-read ahead."""
+read ahead. Without a narrator, every event still runs once, in order, on the pipeline
+thread; recorded narration (``--recorded``) is shown where it was recorded."""
 
 from __future__ import annotations
 
@@ -144,3 +145,91 @@ def test_a_view_that_fails_on_the_pipeline_thread_fails_the_replay(
     shown = len(expected(10))
     assert view.lines[:shown] == expected(10)
     assert all(line.startswith("said ") for line in view.lines[shown:])
+
+
+@pytest.mark.parametrize("read_ahead", [1, 7, 1000])
+def test_a_replay_without_narrator_runs_each_event_once_in_order_off_the_reading_thread(
+    monologue_plugins: PluginSandbox, read_ahead: int
+) -> None:
+    import threading
+
+    seen: list[tuple[str, str]] = []
+
+    class Watching(Plugins):
+        @hookimpl
+        def on_event(self, session: Any, event: Event) -> None:
+            if event.type in ("tool_call", "tool_result"):
+                seen.append((threading.current_thread().name, event.data["tool_use_id"]))
+
+    monologue_plugins.register(Watching(), name="turns")
+    view = Shown()
+    driver = Driver(Path("40.jsonl"), view, config={"narrator": "none"}, read_ahead=read_ahead)
+    summary = replay(driver)
+    assert summary.problem is None and summary.narratives == 0
+    ids = [f"t{i}" for i in range(40) for _ in range(2)]
+    assert view.lines[: len(ids)] == ids
+    assert [use_id for _, use_id in seen] == ids
+    reader = threading.current_thread().name
+    assert all(name.startswith("monologue-pipeline") for name, _ in seen), {n for n, _ in seen}
+    assert reader not in {name for name, _ in seen}
+
+
+def test_recorded_narration_is_shown_where_it_was_recorded(
+    monologue_plugins: PluginSandbox,
+) -> None:
+    class Narrated(Source):
+        def __iter__(self) -> Iterator[Event]:
+            for event in super().__iter__():
+                yield event
+                use_id = event.data["tool_use_id"]
+                if event.type == "tool_result" and int(use_id[1:]) % EVERY == EVERY - 1:
+                    data = {"text": f"told {use_id}", "narrator": "x", "reason": "buffer"}
+                    yield Event(type="narrative", data={**data, "covers": []})
+
+    class Recorded(Plugins):
+        @hookimpl
+        def load_session(self, path: Path) -> Any:
+            return Narrated(int(path.stem))
+
+    monologue_plugins.register(Recorded(), name="turns")
+    for read_ahead in (1, 7, 1000):
+        view = Shown()
+        summary = replay(Driver(Path("30.jsonl"), view, recorded=True, read_ahead=read_ahead))
+        assert summary.problem is None and summary.narratives == 30 // EVERY
+        lines: list[str] = []
+        for i in range(30):
+            lines += [f"t{i}", f"t{i}"]
+            if i % EVERY == EVERY - 1:
+                lines.append(f"said told t{i}")
+        assert view.lines[: len(lines)] == lines
+
+
+def test_turns_that_keep_their_events_do_not_stall_the_replay(
+    monologue_plugins: PluginSandbox,
+) -> None:
+    # A narrator that keeps every other batch (an empty answer): no narrative wakes the
+    # pump then, and the reading thread must kick it; the turns stay the same every run.
+    class Keeping(Plugins):
+        @hookimpl
+        def narrate(
+            self, session: Any, events: list[Event], history: list[str], reason: str
+        ) -> str:
+            ids = [e.data["tool_use_id"] for e in events if e.type == "tool_result"]
+            first = int(ids[0].removeprefix("t")) if ids else 0
+            if reason != "final" and first // EVERY % 2 == 0:
+                return ""
+            return f"{len(events)} events, results {','.join(ids)}"
+
+    monologue_plugins.register(Keeping(), name="turns")
+    runs = []
+    for read_ahead in (1, 7, 1000, 1000):
+        view = Shown()
+        config = {"narrator": "turns"}
+        summary = replay(Driver(Path("60.jsonl"), view, config=config, read_ahead=read_ahead))
+        assert summary.problem is None
+        runs.append(view.lines)
+    assert all(lines == runs[0] for lines in runs)
+    shown = [line for line in runs[0] if not line.startswith("said")]
+    assert shown == [f"t{i}" for i in range(60) for _ in range(2)]
+    said = [line for line in runs[0] if line.startswith("said")]
+    assert said and all("t0," not in line for line in said[1:])

@@ -12,11 +12,16 @@ and nothing is dropped, whatever the narrator's latency, and each turn covers th
 events on every run. ``speed=1`` follows the recorded timestamps, ``speed=N`` goes N times
 faster, and a gap never lasts more than ``max_gap_s`` of wall time.
 
-An instant replay with a narrator feeds its events from the session's pipeline thread (an
-idle callback, :meth:`Driver._pump`): each event runs there at once, and the next follows
-unless the last one asked for a narration turn. Waiting for the pipeline from the reading
-thread after every event instead cost two thread hand-offs per event, most of the replay's
-time; now the reading thread waits only at turn boundaries, or when its inbox is full.
+An instant replay feeds its events from the session's pipeline thread (an idle callback,
+:meth:`Driver._pump`): the reading thread reads up to ``read_ahead`` events into an inbox,
+and the pump dispatches them there, each at once, in place, the next following unless the
+last one asked for a narration turn. Waiting for the pipeline from the reading thread after
+every event instead cost two thread hand-offs per event, most of the replay's time; and two
+threads taking turns at the interpreter lock for every event (a reader putting, the
+pipeline taking) cost about as much as the pipeline's own work. Now the reading thread
+sleeps while the pump works: it wakes when the inbox is empty, or when the pump has not
+moved for :data:`STALL_CHECK_S`, to see whether it is stuck (after a turn that ended
+without a narrative, which nothing else would tell the pump), never at each turn.
 """
 
 from __future__ import annotations
@@ -53,7 +58,10 @@ NARRATION_TYPES: Final = frozenset({"narrative", "narration_suppressed", "summar
 _REMEMBERED_TIMES: Final = 4096
 """Recorded times kept by event id, to date narratives by the last event they cover."""
 INBOX_SIZE: Final = 1000
-"""Events an instant narrated replay reads ahead before it waits for the pipeline."""
+"""Events an instant replay reads ahead before it waits for the pipeline."""
+STALL_CHECK_S: Final = 0.002
+"""How long the pump may go without dispatching an event before the reading thread, waiting
+for it, checks whether it is stuck."""
 
 
 def renamed(problem: RecordingError, read: Path, name: Path) -> str:
@@ -195,8 +203,8 @@ class Driver:
     """Who read the source (``monologue``, or a reader plugin's name): kept in the meta."""
     max_gap_s: float = MAX_GAP_S
     read_ahead: int = INBOX_SIZE
-    """Events an instant narrated replay takes in before it waits for them to be narrated
-    (1 for a followed file, whose events must show as they arrive)."""
+    """Events an instant replay takes in before it waits for them to be dispatched and
+    narrated (1 for a followed file, whose events must show as they arrive)."""
     sleep: Callable[[float], None] = time.sleep
     tally: Tally = field(default_factory=Tally, init=False)
     session: Session | None = field(default=None, init=False)
@@ -211,11 +219,14 @@ class Driver:
     title: str | None = field(default=None, init=False)
     """The source's own name for the session (a golden recording's scenario), if any."""
     _wait_turns: bool = field(default=False, init=False)
-    """Wait for each narration turn before the next event (instant replays)."""
+    """Feed the events from the pipeline thread, waiting for each narration turn before the
+    next event (instant replays)."""
     _inbox: deque[Event] = field(default_factory=deque, init=False)
-    """Events read and not yet dispatched (instant replays with a narrator)."""
+    """Events read and not yet dispatched (instant replays)."""
     _feeding: threading.Lock = field(default_factory=threading.Lock, init=False)
     """Held by whoever dispatches from the inbox: the pump, or a kick."""
+    _fed: threading.Condition = field(default_factory=threading.Condition, init=False)
+    """Notified by the pump when it has emptied the inbox (or failed)."""
     _kicked_at: float = field(default=0.0, init=False)
     _pumped: int = field(default=0, init=False)
     """Events the pump has dispatched: it moved while the reader waited, so not settled."""
@@ -353,19 +364,29 @@ class Driver:
             session.started_at = first.ts
         session.subscribe(self._narrated)
         session.start()
-        self._wait_turns = session.narrator is not None and not self.speed
+        # Instant replays are fed from the pipeline thread, narrated or not: with no
+        # narrator, the pump simply never stops before the inbox is empty.
+        self._wait_turns = not self.speed
         self._dated = session.narrator is not None or self.recorded
         if self._wait_turns:
             session.when_idle(self._pump)
         return session
 
     def _dispatch(self, session: Session, event: Event) -> None:
-        narration = event.type in NARRATION_TYPES
-        if narration and not self.recorded:
+        if event.type in NARRATION_TYPES and not self.recorded:
             return
         if self.speed:
             self._pace(event.ts)
-        if narration:
+        if self._wait_turns:
+            # Recorded narration too: it must follow the events read before it.
+            self._inbox.append(event)
+            if len(self._inbox) >= self.read_ahead:
+                self._settle(session)
+            return
+        self._show(session, event)
+
+    def _show(self, session: Session, event: Event) -> None:
+        if event.type in NARRATION_TYPES:  # recorded (``recorded``): shown as it was
             event = session.dispatch(event)
             self.tally.cost.add(event)
             if event.type == "narrative":
@@ -374,14 +395,6 @@ class Driver:
             else:
                 self.view.event(event)
             return
-        if self._wait_turns:
-            self._inbox.append(event)
-            if len(self._inbox) >= self.read_ahead:
-                self._settle(session)
-            return
-        self._show(session, event)
-
-    def _show(self, session: Session, event: Event) -> None:
         self._last_type = event.type
         if self._dated:
             self._times.saw(event)
@@ -392,22 +405,39 @@ class Driver:
         """Wait (on the reading thread) until the inbox has been dispatched and narrated.
 
         The pump stops at each turn and goes on when the turn's narrative has been through
-        the pipeline. Where no delivery wakes it (a turn that kept its events, a narrator
-        that timed out), the pipeline is idle and this thread dispatches the next event
-        itself (a kick), after which the pump takes over again."""
+        the pipeline. Where nothing wakes it (an inbox just filled, a turn that kept its
+        events, a narrator that timed out), the pipeline is idle and this thread dispatches
+        the next event itself (a kick), after which the pump takes over again. While the
+        pump moves, this thread sleeps until it has emptied the inbox; it looks whether the
+        pump is stuck only once it has not moved for :data:`STALL_CHECK_S`: waiting for
+        the session at each turn would wake it several times a turn."""
+        moving = False
         while True:
+            if moving:
+                self._wait_fed()
             pumped = self._pumped
             session.wait_idle()
             if self._failure is not None:
                 failure, self._failure = self._failure, None
                 raise failure
             if self._pumped != pumped:
-                continue  # the pump fed events meanwhile: a turn may be pending again
+                moving = True  # the pump fed events meanwhile: a turn may be pending again
+                continue
             if not self._inbox:
                 return
             with self._feeding:
                 self._kicked_at = time.monotonic()
                 self._show(session, self._inbox.popleft())
+            moving = True
+
+    def _wait_fed(self) -> None:
+        """Sleep until the pump has emptied the inbox (or failed), or has dispatched nothing
+        for :data:`STALL_CHECK_S`."""
+        with self._fed:
+            pumped = None
+            while self._inbox and self._failure is None and self._pumped != pumped:
+                pumped = self._pumped
+                self._fed.wait(STALL_CHECK_S)
 
     def _pump(self) -> None:
         """On the pipeline thread, whenever it is idle: dispatch inbox events (each runs at
@@ -419,13 +449,19 @@ class Driver:
             # A kick still queued behind something else must run first, or order breaks.
             if (session.last_event_at or 0.0) < self._kicked_at:
                 return
+            inbox = self._inbox
+            # With no narrator nothing ever asks for a turn: no need to ask at each event.
+            quiet = self._quiet if session.narrator is not None else None
             try:
-                while self._inbox and self._quiet(session):
-                    self._show(session, self._inbox.popleft())
+                while inbox and (quiet is None or quiet(session)):
+                    self._show(session, inbox.popleft())
                     self._pumped += 1
             except BaseException as exc:
                 self._failure = exc
-                self._inbox.clear()
+                inbox.clear()
+            if not inbox:
+                with self._fed:
+                    self._fed.notify()
 
     def _quiet(self, session: Session) -> bool:
         """No narration turn is asked for or running (``wait_idle(0)`` on the pipeline thread

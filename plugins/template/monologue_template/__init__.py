@@ -8,11 +8,14 @@ not to repeat itself. It needs no key and no network, so it is always available.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 from monologue import hookimpl
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from monologue import Session
     from monologue.events import Event
 
@@ -20,39 +23,19 @@ if TYPE_CHECKING:
 
 __all__ = ["narrate", "scene_of"]
 
-_STATE_KEY = "template"
+
+@functools.cache
+def _narration() -> ModuleType:
+    """The narrator's modules, imported at the first narrative rather than when the plugin
+    loads, and once: an import statement in :func:`narrate` would cost on every call."""
+    from . import narration
+
+    return narration
 
 
 def scene_of(session: Session) -> Scene:
     """The narrator's view of ``session`` right now (config, history, open tool calls)."""
-    import time
-    from datetime import UTC, datetime
-
-    from .actions import Memory
-    from .scene import Scene
-
-    memory = session.state.get(_STATE_KEY)
-    if not isinstance(memory, Memory):
-        memory = session.state[_STATE_KEY] = Memory()
-    quiet = None
-    if session.last_event_at is not None:
-        quiet = time.monotonic() - session.last_event_at
-    with session.lock:
-        open_calls = sorted(session.open_tool_calls.values(), key=lambda event: event.ts)
-    stats = session.stats  # a snapshot built on each access: read it once
-    return Scene(
-        agent=session.agent,
-        preset=session.config.preset,
-        first=session.is_first,
-        history=list(session.history),
-        open_calls=open_calls,
-        now=datetime.now(UTC),
-        quiet_s=quiet,
-        tool_calls=stats.tool_calls,
-        tool_errors=stats.tool_errors,
-        cwd=session.meta.get("cwd"),
-        memory=memory,
-    )
+    return _narration().scene_of(session)  # type: ignore[no-any-return]
 
 
 @hookimpl
@@ -63,19 +46,4 @@ def narrator_priority() -> int:
 
 @hookimpl
 def narrate(session: Session, events: list[Event], history: list[str], reason: str) -> str:
-    from monologue.events import FOLDED_TYPE
-
-    from .compose import narrate as compose
-    from .folded import with_folded
-    from .tools import note_process_cwd
-
-    note_process_cwd()
-    scene = scene_of(session)
-    scene.history = list(history)
-    scene.after_digest = bool(events) and events[0].type == FOLDED_TYPE
-    return with_folded(
-        events,
-        lambda batch: compose(scene, batch, reason),
-        terse=scene.preset == "terse",
-        cwd=scene.cwd,
-    )
+    return _narration().narrate(session, events, history, reason)  # type: ignore[no-any-return]
