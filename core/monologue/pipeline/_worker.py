@@ -138,6 +138,8 @@ class NarrationWorker:
 
     def wait_idle(self, deadline: float) -> bool:
         """Block until no turn is running or requested, or until ``deadline``."""
+        if self._requested is None and not self._busy:
+            return True  # as true as it would be a lock later; an instant replay asks per event
         with self._cond:
             while self._requested is not None or self._busy:
                 remaining = deadline - time.monotonic()

@@ -67,8 +67,10 @@ def on_session_start(session: Session) -> None:
 
 @hookimpl
 def on_event(session: Session, event: Event) -> None:
-    # The policy's clock is the events' own time (see policy.BufferState.latest_ts).
-    state_of(session).observe(event)
+    # The policy's clock is the events' own time (see policy.BufferState.latest_ts); a
+    # session nobody narrates needs no clock (a replay with narrator none, say).
+    if session.narrator is not None:
+        state_of(session).observe(event)
 
 
 @hookimpl(trylast=True)
