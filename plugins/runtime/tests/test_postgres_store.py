@@ -142,6 +142,31 @@ def test_the_claim_statement_does_what_the_python_transition_does(
     store.close()
 
 
+def test_a_report_writes_what_its_step_changed_and_nothing_the_caller_did(
+    postgres: ThrowawayPostgres,
+) -> None:
+    store = PostgresTaskStore(postgres.schema_url())
+    store.create("build", id="t1", input={"n": 1}, metadata={"by": "operator"})
+    rules = ClaimRules(heartbeat_timeout=60, max_attempts=3)
+    now = datetime(2025, 1, 1, 12, 0, 0, 123456, tzinfo=UTC)
+    task = store.claim("agent-1", "build", rules, now).task
+    assert task is not None
+    task.input["n"] = 999  # the caller's own copy
+    task.metadata.clear()
+    later = now.replace(second=30)
+    beat = store.heartbeat("t1", "agent-1", later, {"message": "halfway"}).task
+    assert beat is not None and store.get("t1").heartbeat_at == later
+    done = store.complete("t1", "agent-1", AgentResult(task_id="t1", notes="ok"), later)
+    assert done.task is not None
+    stored = store.get("t1")
+    assert (stored.input, stored.metadata) == ({"n": 1}, {"by": "operator"})
+    assert (stored.status, stored.owner, stored.attempt) == ("completed", "agent-1", 1)
+    assert (stored.heartbeat_at, stored.updated_at) == (None, later)
+    assert stored.result == AgentResult(task_id="t1", notes="ok")
+    assert [e.type for e in store.events("t1")] == ["agent_update", "agent_result"]
+    store.close()
+
+
 def test_a_completion_wakes_idle_agents_only_when_it_unblocks_work(
     postgres: ThrowawayPostgres,
 ) -> None:
