@@ -67,7 +67,21 @@ def test_migrations_are_applied_once_and_recorded(postgres: ThrowawayPostgres) -
     PostgresTaskStore(url).close()  # a second agent starting finds them applied
     with psycopg.connect(url) as conn:
         versions = [row[0] for row in conn.execute("SELECT version FROM runtime_migrations")]
+        indexes = {
+            row[0]
+            for row in conn.execute(
+                "SELECT indexname FROM pg_indexes "
+                "WHERE schemaname = current_schema() AND tablename = 'runtime_tasks'"
+            )
+        }
     assert versions == [version for version, _ in MIGRATIONS]
+    # Migration 4: a claim or a report no longer writes an entry for seq.
+    assert indexes == {
+        "runtime_tasks_pkey",
+        "runtime_tasks_ready",
+        "runtime_tasks_running",
+        "runtime_tasks_waiting",
+    }
 
 
 def test_the_setting_chooses_the_store(
