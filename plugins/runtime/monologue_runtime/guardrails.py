@@ -41,11 +41,11 @@ def check_internal(payload: Any, where: str) -> None:
 
     ``where`` names the payload in the message (``"agent_update for task 'T1'"``).
     """
-    found = _route_to_user(payload, (), set())
+    found = _route_to_user(payload, set())
     if found is None:
         return
     rule, path = found
-    dotted = ".".join(path)
+    dotted = ".".join(reversed(path))
     asked = "sets render_to_user" if rule == "render_to_user" else "asks for visibility 'user'"
     raise PolicyViolation(
         PolicyError(
@@ -59,21 +59,26 @@ def check_internal(payload: Any, where: str) -> None:
     )
 
 
-def _route_to_user(
-    value: Any, path: tuple[str, ...], seen: set[int]
-) -> tuple[Rule, tuple[str, ...]] | None:
+# Values that hold nothing: most of a payload, skipped without a call (every result is
+# checked on the agent's thread).
+_LEAVES = (str, int, float, bool, type(None))
+
+
+def _route_to_user(value: Any, seen: set[int]) -> tuple[Rule, list[str]] | None:
+    """The rule ``value`` breaks and where, as the keys from the offending one up."""
     if isinstance(value, BaseModel):
         value = value.model_dump()
+    items: Any
     if isinstance(value, Mapping):
-        children: list[tuple[str, Any]] = [(str(key), item) for key, item in value.items()]
-        for key, item in children:
-            name = key.strip().lower()
+        for key, item in value.items():
+            name = str(key).strip().lower()
             if name == "render_to_user" and item:
-                return "render_to_user", (*path, key)
+                return "render_to_user", [str(key)]
             if name == "visibility" and _is_user(item):
-                return "user_visibility", (*path, key)
+                return "user_visibility", [str(key)]
+        items = value.items()
     elif isinstance(value, list | tuple | set | frozenset):
-        children = [(str(index), item) for index, item in enumerate(value)]
+        items = enumerate(value)
     else:
         return None
     # A payload that contains itself would otherwise recurse forever.
@@ -81,9 +86,12 @@ def _route_to_user(
         return None
     seen.add(id(value))
     try:
-        for key, item in children:
-            found = _route_to_user(item, (*path, key), seen)
+        for key, item in items:
+            if isinstance(item, _LEAVES):
+                continue
+            found = _route_to_user(item, seen)
             if found is not None:
+                found[1].append(str(key))
                 return found
     finally:
         seen.discard(id(value))

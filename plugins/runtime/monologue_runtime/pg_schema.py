@@ -70,6 +70,15 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         WHERE EXISTS (SELECT 1 FROM runtime_tasks u WHERE t.id = ANY(u.dependency_ids));
         """,
     ),
+    (
+        4,
+        # The order tasks were added in (seq) is only ever sorted on, never looked up, and
+        # its unique index took an entry at every claim and every report (an update that
+        # changes the status writes every index of the row again).
+        """
+        ALTER TABLE runtime_tasks DROP CONSTRAINT runtime_tasks_seq_key;
+        """,
+    ),
 )
 
 _LEDGER = """

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import AwareDatetime, JsonValue, TypeAdapter
+from pydantic_core import to_json
 
 from monologue.events import utcnow
 
@@ -87,15 +88,16 @@ WHERE t.id = ANY(ARRAY(
   AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'
 RETURNING t.doc::text
 """
-# An agent's report on a task it holds: the row is replaced only if it is still as this
-# store wrote it (owner, status, updated_at), the event is logged with it, and idle agents
-# are told when the report makes work claimable: pending tasks wait on it, looked for only
+# An agent's report on a task it holds: the row changes only if it is still as this store
+# wrote it (owner, status, updated_at), and then only in the fields the step changes (the
+# rest of doc is as this store knows it), the event is logged with it, and idle agents are
+# told when the report makes work claimable: pending tasks wait on it, looked for only
 # when some task ever depended on it (waited_on). One row back when it was written.
 _REPORT = """
 WITH up AS (
   UPDATE runtime_tasks
   SET status = %(status)s, owner = %(owner)s, updated_at = %(updated_at)s,
-      heartbeat_at = %(heartbeat_at)s, doc = %(doc)s::jsonb
+      heartbeat_at = %(heartbeat_at)s, doc = doc || %(changed)s::jsonb
   WHERE id = %(id)s AND status = 'in_progress' AND owner = %(agent)s
     AND updated_at = %(version)s
   RETURNING id, waited_on),
@@ -181,9 +183,11 @@ class PostgresTaskStore:
         self._reconnect = Reconnect(self._location, retry_for)
         self._listener: Connection | None = None
         self._last_reclaim: datetime | None = None
-        # The tasks this store claimed or last reported on, as stored: the next report is
-        # written from them in one statement. Bounded; a task not here takes the locking path.
-        self._held: dict[str, str] = {}
+        # The tasks this store claimed or last reported on, as stored (the very objects it
+        # returned: a report writes only the fields its step changes, so whatever a caller
+        # does to a task's contents stays the caller's): the next report is written from
+        # them in one statement. Bounded; a task not here takes the locking path.
+        self._held: dict[str, AgentTask] = {}
         try:
             with psycopg.connect(url, connect_timeout=max(1, round(timeout))) as conn:
                 migrate(conn)
@@ -369,7 +373,7 @@ class PostgresTaskStore:
         tasks = []
         for (doc,) in rows:
             tasks.append(AgentTask.model_validate_json(doc))
-            self._remember(tasks[-1], doc)
+            self._remember(tasks[-1])
         tasks.sort(key=_RUN_ORDER)
         tasks.sort(key=attrgetter("priority"), reverse=True)
         if not tasks:
@@ -416,12 +420,20 @@ class PostgresTaskStore:
         run again on a new connection while the connection is lost."""
         import psycopg
 
+        pool = self._pool
+
         def once() -> T:
-            with self._pool.connection() as conn:
+            # getconn/putconn rather than pool.connection(): the same, less the context
+            # managers' calls, on a path taken twice per task (a broken connection is
+            # still discarded, and replaced, when it is put back).
+            conn = pool.getconn()
+            try:
                 if not transaction:
                     return work(conn)
                 with conn.transaction():
                     return work(conn)
+            finally:
+                pool.putconn(conn)
 
         try:
             return self._reconnect.run(once)
@@ -451,8 +463,7 @@ class PostgresTaskStore:
         """A report on a held task: one statement from the task as this store last wrote
         it; else (someone changed it meanwhile, or this store never had it) a transaction
         that locks the row and decides from it."""
-        doc = self._held.get(task_id)
-        known = None if doc is None else AgentTask.model_validate_json(doc)
+        known = self._held.get(task_id)
         mine = None if known is None or known.owner != agent_id else change(known)
 
         def report(conn: Connection) -> Change:
@@ -460,7 +471,7 @@ class PostgresTaskStore:
                 return Change(task=mine[0], events=[mine[1]])
             with conn.transaction():
                 current = self._row(conn, task_id, lock=True)
-                if mine is not None and current == mine[0]:
+                if mine is not None and _step(current) == _step(mine[0]):
                     # The statement committed before the connection was lost with its answer.
                     return Change(task=mine[0], events=[mine[1]])
                 task, event = change(held(current, agent_id, self.location))
@@ -490,10 +501,10 @@ class PostgresTaskStore:
                 "owner": task.owner,
                 "updated_at": task.updated_at,
                 "heartbeat_at": task.heartbeat_at,
-                "doc": task.model_dump_json(),
+                "changed": _changed(version, task),
                 "event_type": event.type,
                 "at": event.at,
-                "data": json.dumps(event.data),
+                "data": to_json(event.data).decode(),
                 "pending": task.status is TaskStatus.PENDING,
                 "done": task.status is TaskStatus.COMPLETED,
                 "channel": self.channel,
@@ -502,12 +513,12 @@ class PostgresTaskStore:
         ).fetchone()
         return row is not None
 
-    def _remember(self, task: AgentTask, doc: str | None = None) -> None:
-        """Keep (as JSON: the caller owns ``task``) a task this agent still holds."""
+    def _remember(self, task: AgentTask) -> None:
+        """Keep a task this agent still holds, as stored."""
         if task.status is not TaskStatus.IN_PROGRESS:
             self._held.pop(task.id, None)
             return
-        self._held[task.id] = doc if doc is not None else task.model_dump_json()
+        self._held[task.id] = task
         if len(self._held) > _HELD_CACHE:
             del self._held[next(iter(self._held))]
 
@@ -572,7 +583,10 @@ class PostgresTaskStore:
                 cur.executemany(
                     "INSERT INTO runtime_task_events (task_id, type, agent_id, at, data) "
                     "VALUES (%s, %s, %s, %s, %s::jsonb)",
-                    [(e.task_id, e.type, e.agent_id, e.at, json.dumps(e.data)) for e in events],
+                    [
+                        (e.task_id, e.type, e.agent_id, e.at, to_json(e.data).decode())
+                        for e in events
+                    ],
                 )
             if pending or done:
                 cur.execute(_NOTIFY, {"channel": self.channel, "pending": pending, "done": done})
@@ -607,6 +621,20 @@ def _check_connection(conn: Connection) -> None:
     readable, _, _ = select.select([conn.fileno()], [], [], 0)
     if readable:
         ConnectionPool.check_connection(conn)
+
+
+def _changed(before: AgentTask, after: AgentTask) -> str:
+    """The fields a step changed, as a JSON object: a transition copies the task with an
+    update, so a field it left alone is the very same object."""
+    old = before.__dict__
+    changed = {name for name, value in after.__dict__.items() if value is not old[name]}
+    return after.model_dump_json(include=changed)
+
+
+def _step(task: AgentTask) -> tuple[object, ...]:
+    """What a report writes besides the result, the error and the event: enough to tell a
+    report that committed (before its answer was lost) from another change."""
+    return task.status, task.owner, task.attempt, task.updated_at, task.heartbeat_at
 
 
 def _same(stored: Sequence[AgentTask], tasks: Sequence[AgentTask]) -> bool:

@@ -14,6 +14,7 @@ own named after the agent, which :meth:`AgentRuntime.close` (or leaving ``with``
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from datetime import datetime
@@ -249,9 +250,7 @@ class AgentRuntime:
         check_internal(payload, f"{event_type} for task {task_id!r}")
 
     def _rules(self, timeout: float | None = None) -> ClaimRules:
-        return ClaimRules(
-            heartbeat_timeout=timeout or self.heartbeat_timeout, max_attempts=self.max_attempts
-        )
+        return _claim_rules(timeout or self.heartbeat_timeout, self.max_attempts)
 
     def _stored(self, change: Change) -> AgentTask:
         self._relay(change)
@@ -259,17 +258,28 @@ class AgentRuntime:
         return change.task
 
     def _relay(self, change: Change) -> list[Event]:
-        """Record, through the session, the events the store logged with the change."""
+        """Record, through the session, the events the store logged with the change. Their
+        payloads were built from the runtime's own payload models (:mod:`.payloads`), so
+        they are not validated again (see :meth:`Event.trusted`)."""
+        session = self.session
         return [
-            self.session.emit(
-                event.type,
-                event.data,
-                agent=self.agent_id,
-                task_id=event.task_id,
-                visibility="internal",
+            session.dispatch(
+                Event.trusted(
+                    event.type,
+                    event.data,
+                    session_id=session.id,
+                    agent=self.agent_id,
+                    task_id=event.task_id,
+                )
             )
             for event in change.events
         ]
+
+
+@functools.lru_cache(maxsize=32)
+def _claim_rules(heartbeat_timeout: float, max_attempts: int) -> ClaimRules:
+    """The rules for these settings, validated once (a claim is a hot path; they are frozen)."""
+    return ClaimRules(heartbeat_timeout=heartbeat_timeout, max_attempts=max_attempts)
 
 
 def _argument(configured: float, kind: type[int] | type[float], **argument: Any) -> float:

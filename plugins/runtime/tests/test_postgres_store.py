@@ -67,7 +67,21 @@ def test_migrations_are_applied_once_and_recorded(postgres: ThrowawayPostgres) -
     PostgresTaskStore(url).close()  # a second agent starting finds them applied
     with psycopg.connect(url) as conn:
         versions = [row[0] for row in conn.execute("SELECT version FROM runtime_migrations")]
+        indexes = {
+            row[0]
+            for row in conn.execute(
+                "SELECT indexname FROM pg_indexes "
+                "WHERE schemaname = current_schema() AND tablename = 'runtime_tasks'"
+            )
+        }
     assert versions == [version for version, _ in MIGRATIONS]
+    # Migration 4: a claim or a report no longer writes an entry for seq.
+    assert indexes == {
+        "runtime_tasks_pkey",
+        "runtime_tasks_ready",
+        "runtime_tasks_running",
+        "runtime_tasks_waiting",
+    }
 
 
 def test_the_setting_chooses_the_store(
@@ -139,6 +153,31 @@ def test_the_claim_statement_does_what_the_python_transition_does(
     done = store.complete("t1", "agent-1", AgentResult(task_id="t1"), now)
     assert done.task is not None and store.get("t1") == done.task
     assert [e.type for e in store.events("t1")] == ["agent_result"]
+    store.close()
+
+
+def test_a_report_writes_what_its_step_changed_and_nothing_the_caller_did(
+    postgres: ThrowawayPostgres,
+) -> None:
+    store = PostgresTaskStore(postgres.schema_url())
+    store.create("build", id="t1", input={"n": 1}, metadata={"by": "operator"})
+    rules = ClaimRules(heartbeat_timeout=60, max_attempts=3)
+    now = datetime(2025, 1, 1, 12, 0, 0, 123456, tzinfo=UTC)
+    task = store.claim("agent-1", "build", rules, now).task
+    assert task is not None
+    task.input["n"] = 999  # the caller's own copy
+    task.metadata.clear()
+    later = now.replace(second=30)
+    beat = store.heartbeat("t1", "agent-1", later, {"message": "halfway"}).task
+    assert beat is not None and store.get("t1").heartbeat_at == later
+    done = store.complete("t1", "agent-1", AgentResult(task_id="t1", notes="ok"), later)
+    assert done.task is not None
+    stored = store.get("t1")
+    assert (stored.input, stored.metadata) == ({"n": 1}, {"by": "operator"})
+    assert (stored.status, stored.owner, stored.attempt) == ("completed", "agent-1", 1)
+    assert (stored.heartbeat_at, stored.updated_at) == (None, later)
+    assert stored.result == AgentResult(task_id="t1", notes="ok")
+    assert [e.type for e in store.events("t1")] == ["agent_update", "agent_result"]
     store.close()
 
 
