@@ -251,6 +251,7 @@ def _naming_the_field(validate: Callable[[], M], context: str = "") -> M:
 # What ``Event.trusted`` sets, written through the slots' own descriptors: a third of the
 # cost of ``object.__setattr__`` (which looks each name up first) on every emitted event.
 _new_model = BaseModel.__new__
+_now = datetime.now
 _set_dict = BaseModel.__dict__["__dict__"].__set__
 _set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
@@ -344,7 +345,6 @@ class Event(BaseModel):
         cls,
         type: str,
         data: dict[str, Any],
-        *,
         session_id: str,
         agent: str,
         task_id: str | None = None,
@@ -358,7 +358,7 @@ class Event(BaseModel):
         event = _new_model(cls)
         fields = {
             "id": new_id(),
-            "ts": datetime.now(UTC),
+            "ts": _now(UTC),
             "session_id": session_id,
             "agent": agent,
             "task_id": task_id,
