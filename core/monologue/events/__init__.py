@@ -28,6 +28,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from monologue.errors import EventValidationError
+from monologue.redact import may_contain_secret, redact
 
 from ._ids import new_id
 from ._types import EventTypes
@@ -371,6 +372,19 @@ class Event(BaseModel):
         _set_extra(event, _NO_EXTRAS)
         _set_private(event, None)
         return event
+
+    def redacted(self, line: str | None = None) -> Event:
+        """This event with the secrets in its payload redacted: a copy when there are any,
+        else the event itself. ``line`` is the event's JSON when the caller has made it: the
+        pre-check then reads only its payload's part (the last field), which most events
+        pass; without it, the payload's ``repr`` (for the pre-check the JSON form's twin:
+        the same keys and strings, quoted with ``'`` or ``"``, which its patterns accept
+        alike)."""
+        data = self.data
+        if not may_contain_secret(repr(data) if line is None else line[line.find(',"data":') :]):
+            return self
+        clean = redact(data)
+        return self if clean == data else self.model_copy(update={"data": clean})
 
     @classmethod
     def from_json(cls, line: str | bytes) -> Event:

@@ -48,7 +48,6 @@ from typing import Any, Final
 
 from monologue.events import Event
 from monologue.lines import remember_line
-from monologue.redact import may_contain_secret, redact
 
 __all__ = ["BURST_STEP_S", "BURST_WAIT_S", "QUEUE_SIZE", "Pipeline", "scrub"]
 
@@ -300,32 +299,19 @@ class Pipeline:
 
 
 def scrub(event: Event) -> Event:
-    """``event`` with the secrets in its payload redacted (a copy, only when there are any).
+    """``event`` with the secrets in its payload redacted (:meth:`Event.redacted`).
 
     The event is serialized once here and the line remembered
     (:func:`~monologue.lines.remember_line`), so that the recorder writes it without
-    serializing again; the secrets pre-check reads only the payload's part of it (the last
-    field), which most events pass. An event JSON cannot hold (the recorder makes it safe)
-    is pre-checked through its payload's ``repr``, the JSON form's twin for this purpose."""
-    data = event.data
+    serializing again; the secrets pre-check reads the payload's part of that line. An event
+    JSON cannot hold (the recorder makes it safe) is pre-checked through its payload's
+    ``repr``."""
     try:
         # model_dump_json's own call, less its Python frame of keyword defaults.
         line = type(event).__pydantic_serializer__.to_json(event).decode()
     except ValueError:
-        if may_contain_secret(repr(data)):
-            return _redacted(event)
-        return event
-    if may_contain_secret(line[line.find(',"data":') :]):
-        clean = _redacted(event)
-        if clean is not event:
-            return clean
-    remember_line(event, line)
-    return event
-
-
-def _redacted(event: Event) -> Event:
-    data = event.data
-    clean = redact(data)
-    if clean == data:
-        return event
-    return event.model_copy(update={"data": clean})
+        return event.redacted()
+    clean = event.redacted(line)
+    if clean is event:
+        remember_line(event, line)
+    return clean

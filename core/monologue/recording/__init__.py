@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from monologue.errors import MonologueError
 from monologue.lines import DEFAULT_MAX_EVENT_BYTES, remembered_line
-from monologue.redact import may_contain_secret, redact
+from monologue.redact import redact
 
 from ._budget import TRUNCATED_KEY, fit_line
 from ._reading import (
@@ -131,13 +131,10 @@ def event_line(
     except ValueError:  # an object JSON cannot hold, or a lone surrogate in a string
         event = event.model_copy(update={"data": json_safe(event.data)})
         line = event.model_dump_json()
-    # Only the payload can hold secrets (it is the last field): checking it alone halves the
-    # cost of the pre-check, which most lines pass.
-    if not redacted and may_contain_secret(line[line.find(',"data":') :]):
-        clean = redact(event.data)
-        if clean != event.data:
-            event = event.model_copy(update={"data": clean})
-            line = event.model_dump_json()
+    if not redacted:
+        clean = event.redacted(line)
+        if clean is not event:
+            event, line = clean, clean.model_dump_json()
     return fit_line(event, line, max_bytes)
 
 

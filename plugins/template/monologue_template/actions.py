@@ -190,8 +190,8 @@ _UNQUOTED = frozenset({"content", "old_string", "new_string", "edits", "new_sour
 
 def _redacted(tool: str | None, tool_input: dict[str, Any]) -> dict[str, Any]:
     if kind_of(tool, tool_input) not in ("write", "edit"):
-        # One search of the input's repr (as the pipeline's scrub does) instead of one per
-        # string: most inputs hold no secret.
+        # One search of the input's repr (as Event.redacted does without a line) instead of
+        # one per string: most inputs hold no secret.
         if not may_contain_secret(repr(tool_input)):
             return tool_input
         return redact(tool_input)  # type: ignore[no-any-return]
