@@ -37,7 +37,7 @@ from .pg_retry import POOL_NAME_PREFIX, Reconnect, connection_lost
 from .pg_schema import migrate
 from .storage import Change, ClaimRules, TaskEvent
 from .task_fields import new_task, updated_task
-from .transitions import completed, failed, held, reclaimed, stale_cutoff, updated
+from .transitions import completed, failed, held, reclaimed, released, stale_cutoff, updated
 
 if TYPE_CHECKING:
     import psycopg
@@ -380,6 +380,24 @@ class PostgresTaskStore:
             return [Change(reclaimed=taken_back, events=events)] if taken_back else []
         first = Change(task=tasks[0], reclaimed=taken_back, events=events)
         return [first, *(Change(task=task) for task in tasks[1:])]
+
+    def release(
+        self, task_ids: builtins.list[str], agent_id: str, now: datetime
+    ) -> builtins.list[AgentTask]:
+        def release(conn: Connection) -> builtins.list[AgentTask]:
+            mine = self._tasks(
+                conn,
+                "WHERE id = ANY(%s) AND status = 'in_progress' AND owner = %s FOR UPDATE",
+                (task_ids, agent_id),
+            )
+            order = {task_id: n for n, task_id in enumerate(task_ids)}
+            tasks = [released(task, now) for task in sorted(mine, key=lambda t: order[t.id])]
+            self._write(conn, tasks, [])
+            return tasks
+
+        for task_id in task_ids:
+            self._held.pop(task_id, None)
+        return self._run(release)
 
     def heartbeat(
         self, task_id: str, agent_id: str, now: datetime, update: dict[str, JsonValue]
