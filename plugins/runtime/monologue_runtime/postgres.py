@@ -19,6 +19,7 @@ import itertools
 import json
 import re
 import select
+import weakref
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from operator import attrgetter
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
 
     Connection = psycopg.Connection[tuple[Any, ...]]
+    Cursor = psycopg.Cursor[tuple[Any, ...]]
 
 __all__ = ["DEFAULT_RETRY_FOR_S", "PostgresTaskStore", "hide_password"]
 
@@ -188,6 +190,7 @@ class PostgresTaskStore:
         # does to a task's contents stays the caller's): the next report is written from
         # them in one statement. Bounded; a task not here takes the locking path.
         self._held: dict[str, AgentTask] = {}
+        self._cursors: weakref.WeakKeyDictionary[Connection, Cursor] = weakref.WeakKeyDictionary()
         try:
             with psycopg.connect(url, connect_timeout=max(1, round(timeout))) as conn:
                 migrate(conn)
@@ -368,7 +371,8 @@ class PostgresTaskStore:
             "limit": limit,
         }
         rows = self._run(
-            lambda conn: conn.execute(_CLAIM, params, prepare=True).fetchall(), transaction=False
+            lambda conn: self._cursor(conn).execute(_CLAIM, params, prepare=True).fetchall(),
+            transaction=False,
         )
         tasks = []
         for (doc,) in rows:
@@ -509,7 +513,8 @@ class PostgresTaskStore:
         self, conn: Connection, task: AgentTask, event: TaskEvent, *, version: AgentTask | None
     ) -> bool:
         assert version is not None
-        row = conn.execute(
+        cursor = self._cursor(conn)
+        row = cursor.execute(
             _REPORT,
             {
                 "id": task.id,
@@ -550,6 +555,15 @@ class PostgresTaskStore:
             return False
         self._last_reclaim = now
         return True
+
+    def _cursor(self, conn: Connection) -> Cursor:
+        """The connection's cursor for the statements run once or twice per task (a new
+        cursor costs a third of such a statement's CPU). A pooled connection serves one
+        caller at a time, and so does its cursor."""
+        cursor = self._cursors.get(conn)
+        if cursor is None or cursor.closed:
+            cursor = self._cursors[conn] = conn.cursor()
+        return cursor
 
     def _listen(self) -> Connection:
         import psycopg

@@ -132,7 +132,8 @@ def _ended(task: AgentTask, now: datetime, changes: dict[str, Any]) -> AgentTask
 def _result_event(
     task: AgentTask, agent_id: str, now: datetime, payload: AgentResultPayload
 ) -> TaskEvent:
-    return TaskEvent(
+    # Built, not validated again: every field comes from a validated task or payload.
+    return TaskEvent.model_construct(
         type="agent_result",
         task_id=task.id,
         agent_id=agent_id,
