@@ -1,25 +1,36 @@
 """Task graph throughput: tasks claimed and completed per second by several processes.
 
 Every worker is a real process (spawn, started once for all runs) running
-``BaseAgent.run``: each task costs a claim (``poll_next_task``) and a completion
-(``complete_task``), two atomic steps of the store (file store: a journal line, flushed
-before the step returns; PostgreSQL: one statement each, the completion committed durably,
-the claim without waiting for the disk), plus an ``agent_result`` event through a session
-pipeline (no plugins, no narrator). The clock runs from the moment every worker of a run is
-ready to the last one finding no work left.
+``BaseAgent.run``: each task costs a claim and a completion (``complete_task``), atomic
+steps of the store (file store: a journal line, flushed before the step returns;
+PostgreSQL: one statement each, the completion committed durably, the claim without
+waiting for the disk), plus an ``agent_result`` event through a session pipeline (no
+plugins, no narrator). The clock runs from the moment every worker of a run is ready to
+the last one finding no work left.
+
+PostgreSQL runs twice: with one task per claim (``BaseAgent.batch_size`` 1, the default:
+per task 2 statements, 2 round trips and 2 commits, one of them durable), and with
+``batch_size`` :data:`BATCH` (the target rows: one claim statement takes up to 8 tasks,
+so per task 1 + 1/8 statements, round trips and commits, and still one durable commit,
+the completion's). The agent holds the tasks of a batch it has not started, gives them
+back if they wait a heartbeat interval, and a dead agent's are reclaimed after the
+heartbeat timeout (``plugins/runtime/README.md``).
 
 The baselines are measured in the same run, interleaved with the runtime's rounds: for the
 file store, the same work with 1 process; for PostgreSQL, a plain psycopg loop on a table of
 its own in the same server, as one would write it by hand: in one transaction ``SELECT ...
 ORDER BY priority DESC LIMIT 1 FOR UPDATE SKIP LOCKED`` and ``UPDATE`` it to in progress,
-then ``UPDATE`` it to completed in a second one. PostgreSQL is a throwaway server started
+then ``UPDATE`` it to completed in a second one (per task 7 statements with ``BEGIN`` and
+``COMMIT``, 7 round trips, 2 durable commits). PostgreSQL is a throwaway server started
 from the machine's binaries (``pytest_monologue.postgres``), on a Unix socket.
 
 A durable commit waits for the server's ``fsync``, so on a slow disk both the runtime and
 the plain loop are capped by it: the disk's own fsyncs per second are measured (a file in
 the same temporary folder, written and fsync'ed in a loop), and both PostgreSQL runs are
 repeated side by side with ``synchronous_commit=off`` on every connection (commits no
-longer wait for the disk), to show what the same code does without that cap.
+longer wait for the disk), to show what the same code does without that cap. On a fast
+disk both are bound by CPU instead: the agents, their session threads and the server
+share the machine's cores.
 """
 
 from __future__ import annotations
