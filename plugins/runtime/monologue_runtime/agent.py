@@ -179,7 +179,7 @@ class BaseAgent(ABC):
         if waiting and (
             self._waiting_for is not runtime or runtime.heartbeat_due(waiting[0].heartbeat_at)
         ):
-            self.release_waiting()
+            self._give_back()
         if not waiting:
             if limit == 1:
                 return runtime.poll_next_task()
@@ -187,17 +187,18 @@ class BaseAgent(ABC):
             self._waiting_for = runtime
         return waiting.popleft() if waiting else None
 
-    def _give_back(self, runtime: AgentRuntime) -> None:
-        """:meth:`release_waiting` on the way out of ``run`` or ``serve``: a failure is
-        logged (the tasks come back after the heartbeat timeout), not raised over the
-        reason for leaving."""
+    def _give_back(self) -> None:
+        """:meth:`release_waiting`, a failure logged rather than raised (over the reason
+        for leaving ``run`` or ``serve``, or before a claim): the tasks come back after the
+        heartbeat timeout anyway."""
+        runtime = self._waiting_for
         try:
             self.release_waiting()
         except (TaskGraphError, RuntimeError) as exc:
             log.warning(
                 "agent %s: could not give back the tasks it had claimed and not started "
                 "(they are reclaimed after the heartbeat timeout): %s",
-                runtime.agent_id,
+                runtime.agent_id if runtime is not None else "?",
                 exc,
             )
 
@@ -234,7 +235,7 @@ class BaseAgent(ABC):
                     log.error("agent %s: %s; serving on", runtime.agent_id, exc)
                     stop.wait(min(interval, _UNAVAILABLE_PAUSE_S))
         finally:
-            self._give_back(runtime)
+            self._give_back()
         return done
 
     def run(self, runtime: AgentRuntime, max_tasks: int | None = None) -> list[AgentTask]:
@@ -248,5 +249,5 @@ class BaseAgent(ABC):
                     break
                 done.append(task)
         finally:
-            self._give_back(runtime)
+            self._give_back()
         return done

@@ -148,6 +148,23 @@ def test_a_batch_taken_by_another_runtime_goes_back_before_a_claim(
     assert agent.release_waiting() == []
 
 
+def test_a_batch_that_cannot_be_given_back_is_logged_and_left_to_the_timeout(
+    store: TaskStore, make_runtime: RuntimeFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    _add(store, 4)
+    agent, first, second = Batched(), make_runtime("a"), make_runtime("b")
+    assert agent.execute_once(first) is not None  # claims t0-t2, runs t0
+    first.close()
+
+    ran = agent.execute_once(second)
+
+    assert ran is not None and (ran.id, ran.owner) == ("t3", "b")
+    assert [(t.id, t.owner) for t in store.list(status="in_progress")] == [("t1", "a"), ("t2", "a")]
+    assert "agent a: could not give back the tasks it had claimed and not started" in caplog.text
+    assert "runtime 'a' is closed" in caplog.text
+    assert agent.release_waiting() == []  # nothing is left to give back
+
+
 @pytest.mark.parametrize("size", [0, -1, 1.5, "3"])
 def test_a_bad_batch_size_is_refused(size: object) -> None:
     agent_class = type("Odd", (Batched,), {"batch_size": size})
