@@ -54,10 +54,10 @@ class BaseAgent(ABC):
     batch_size: ClassVar[int] = 1
     """Tasks claimed at once (one statement on PostgreSQL, one step on files), then run one
     after the other. Those waiting their turn are held by this agent, so this is for short
-    tasks: once the next one has waited a heartbeat interval, the waiting ones are given
-    back (:meth:`release_waiting`) and a new batch is claimed, and ``run`` and ``serve``
-    give back what is left when they return. If the process dies, they are reclaimed after
-    the heartbeat timeout, like the task it was running."""
+    tasks: when the running task sends a heartbeat that was due, or the next one has
+    waited a heartbeat interval, the waiting ones are given back (:meth:`release_waiting`),
+    and ``run`` and ``serve`` give back what is left when they return. If the process
+    dies, they are reclaimed after the heartbeat timeout, like the task it was running."""
 
     def __init__(self) -> None:
         cls = type(self)
@@ -105,11 +105,18 @@ class BaseAgent(ABC):
         now: datetime | None = None,
     ) -> bool:
         """Report progress when a heartbeat is due (or ``force``); call it as often as you
-        like from ``handle_task``. Returns whether an update was recorded."""
-        if not force and not runtime.heartbeat_due(self._last_beat, now):
+        like from ``handle_task``. Returns whether an update was recorded.
+
+        A task still running when a heartbeat is due is a long one: the tasks of its batch
+        waiting their turn (see :attr:`batch_size`) are given back then, for other agents
+        to run, rather than left to go stale."""
+        due = runtime.heartbeat_due(self._last_beat, now)
+        if not force and not due:
             return False
         runtime.emit_update(task.id, message, progress, details=details, now=now)
         self._last_beat = now or utcnow()
+        if due and self._waiting:
+            self._give_back()
         self.on_progress(task, message, progress, runtime)
         return True
 

@@ -29,10 +29,17 @@ class Batched(BaseAgent):
         super().__init__()
         self.handled: list[AgentTask] = []
         self.stop: threading.Event | None = None
+        self.waiting_after_beat: list[list[tuple[str, str]]] = []
 
     def handle_task(self, task: AgentTask, runtime: AgentRuntime) -> AgentResult:
         self.handled.append(task)
+        if task.input.get("beat"):
+            assert self.heartbeat(task, runtime, "forced, not due yet", force=True)
+            self.waiting_after_beat.append(_waiting(runtime.store))
         time.sleep(float(str(task.input.get("sleep", 0))))
+        if task.input.get("beat"):
+            assert self.heartbeat(task, runtime, "due")
+            self.waiting_after_beat.append(_waiting(runtime.store))
         if self.stop is not None:
             self.stop.set()
         return AgentResult(task_id=task.id)
@@ -170,6 +177,30 @@ def test_a_bad_batch_size_is_refused(size: object) -> None:
     agent_class = type("Odd", (Batched,), {"batch_size": size})
     with pytest.raises(TypeError, match=r"Odd.batch_size must be a whole number of at least 1"):
         agent_class()
+
+
+def test_a_due_heartbeat_gives_back_the_tasks_waiting_their_turn(
+    store: TaskStore, make_runtime: RuntimeFactory
+) -> None:
+    store.add(
+        AgentTask(type="build", id="long", priority=9, input={"sleep": 0.3, "beat": True}),
+        AgentTask(type="build", id="b", priority=5),
+        AgentTask(type="build", id="c", priority=4),
+    )
+    agent = Batched()
+    runtime = make_runtime(heartbeat_interval=0.2, heartbeat_timeout=5)
+
+    agent.run(runtime)
+
+    forced, due = agent.waiting_after_beat
+    assert forced == [("b", "in_progress"), ("c", "in_progress")]  # a forced one keeps them
+    assert due == [("b", "pending"), ("c", "pending")]  # a due one gives them back
+    assert [t.id for t in agent.handled] == ["long", "b", "c"]  # claimed again, and run
+    assert [(t.status, t.attempt) for t in store.list()] == [(TaskStatus.COMPLETED, 1)] * 3
+
+
+def _waiting(store: TaskStore) -> list[tuple[str, str]]:
+    return [(t.id, t.status.value) for t in store.list() if t.id != "long"]
 
 
 def _seconds(later: datetime, earlier: datetime) -> float:
