@@ -19,6 +19,7 @@ import itertools
 import json
 import re
 import select
+import weakref
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from operator import attrgetter
@@ -37,13 +38,14 @@ from .pg_retry import POOL_NAME_PREFIX, Reconnect, connection_lost
 from .pg_schema import migrate
 from .storage import Change, ClaimRules, TaskEvent
 from .task_fields import new_task, updated_task
-from .transitions import completed, failed, held, reclaimed, stale_cutoff, updated
+from .transitions import completed, failed, held, reclaimed, released, stale_cutoff, updated
 
 if TYPE_CHECKING:
     import psycopg
     from psycopg_pool import ConnectionPool
 
     Connection = psycopg.Connection[tuple[Any, ...]]
+    Cursor = psycopg.Cursor[tuple[Any, ...]]
 
 __all__ = ["DEFAULT_RETRY_FOR_S", "PostgresTaskStore", "hide_password"]
 
@@ -188,6 +190,7 @@ class PostgresTaskStore:
         # does to a task's contents stays the caller's): the next report is written from
         # them in one statement. Bounded; a task not here takes the locking path.
         self._held: dict[str, AgentTask] = {}
+        self._cursors: weakref.WeakKeyDictionary[Connection, Cursor] = weakref.WeakKeyDictionary()
         try:
             with psycopg.connect(url, connect_timeout=max(1, round(timeout))) as conn:
                 migrate(conn)
@@ -368,7 +371,8 @@ class PostgresTaskStore:
             "limit": limit,
         }
         rows = self._run(
-            lambda conn: conn.execute(_CLAIM, params, prepare=True).fetchall(), transaction=False
+            lambda conn: self._cursor(conn).execute(_CLAIM, params, prepare=True).fetchall(),
+            transaction=False,
         )
         tasks = []
         for (doc,) in rows:
@@ -380,6 +384,24 @@ class PostgresTaskStore:
             return [Change(reclaimed=taken_back, events=events)] if taken_back else []
         first = Change(task=tasks[0], reclaimed=taken_back, events=events)
         return [first, *(Change(task=task) for task in tasks[1:])]
+
+    def release(
+        self, task_ids: builtins.list[str], agent_id: str, now: datetime
+    ) -> builtins.list[AgentTask]:
+        def release(conn: Connection) -> builtins.list[AgentTask]:
+            mine = self._tasks(
+                conn,
+                "WHERE id = ANY(%s) AND status = 'in_progress' AND owner = %s FOR UPDATE",
+                (task_ids, agent_id),
+            )
+            order = {task_id: n for n, task_id in enumerate(task_ids)}
+            tasks = [released(task, now) for task in sorted(mine, key=lambda t: order[t.id])]
+            self._write(conn, tasks, [])
+            return tasks
+
+        for task_id in task_ids:
+            self._held.pop(task_id, None)
+        return self._run(release)
 
     def heartbeat(
         self, task_id: str, agent_id: str, now: datetime, update: dict[str, JsonValue]
@@ -491,7 +513,8 @@ class PostgresTaskStore:
         self, conn: Connection, task: AgentTask, event: TaskEvent, *, version: AgentTask | None
     ) -> bool:
         assert version is not None
-        row = conn.execute(
+        cursor = self._cursor(conn)
+        row = cursor.execute(
             _REPORT,
             {
                 "id": task.id,
@@ -532,6 +555,15 @@ class PostgresTaskStore:
             return False
         self._last_reclaim = now
         return True
+
+    def _cursor(self, conn: Connection) -> Cursor:
+        """The connection's cursor for the statements run once or twice per task (a new
+        cursor costs a third of such a statement's CPU). A pooled connection serves one
+        caller at a time, and so does its cursor."""
+        cursor = self._cursors.get(conn)
+        if cursor is None or cursor.closed:
+            cursor = self._cursors[conn] = conn.cursor()
+        return cursor
 
     def _listen(self) -> Connection:
         import psycopg

@@ -149,6 +149,13 @@ class AgentRuntime:
             self._relay(change)
         return [change.task for change in changes if change.task is not None]
 
+    def release_tasks(self, task_ids: list[str], now: datetime | None = None) -> list[AgentTask]:
+        """Give back tasks this agent claimed and has not started: PENDING again, for any
+        agent, with the attempt their claim counted not counted. Tasks it no longer holds
+        are left alone. Returns the tasks released, as stored."""
+        self._check_open()
+        return self.store.release(list(task_ids), self.agent_id, now or utcnow())
+
     def reclaim_stale(
         self, timeout: float | None = None, now: datetime | None = None
     ) -> list[AgentTask]:

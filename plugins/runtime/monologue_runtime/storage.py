@@ -101,6 +101,14 @@ class TaskStore(Protocol):
         the order they should run; stale tasks reclaimed on the way are in the first change
         (a change without a task when none was claimed)."""
 
+    def release(
+        self, task_ids: builtins.list[str], agent_id: str, now: datetime
+    ) -> builtins.list[AgentTask]:
+        """Give back claimed tasks not started yet, in one step: each that ``agent_id``
+        still holds is PENDING again, its claim's attempt not counted, and no event is
+        logged (a claim logs none either); the others are left alone. Returns the tasks
+        released, as stored, in the order of ``task_ids``."""
+
     def heartbeat(
         self, task_id: str, agent_id: str, now: datetime, update: dict[str, JsonValue]
     ) -> Change:

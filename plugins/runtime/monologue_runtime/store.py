@@ -45,6 +45,7 @@ from .transitions import (
     held,
     is_stale,
     reclaimed,
+    released,
     stale_cutoff,
     updated,
 )
@@ -230,6 +231,19 @@ class TaskGraphStore:
             return [_detached(None, reclaimed_tasks, graph.events)] if reclaimed_tasks else []
         first = _detached(tasks[0], reclaimed_tasks, graph.events)
         return [first, *(_detached(task, [], []) for task in tasks[1:])]
+
+    def release(
+        self, task_ids: builtins.list[str], agent_id: str, now: datetime
+    ) -> builtins.list[AgentTask]:
+        with self.transaction() as graph:
+            tasks = [
+                graph.put(released(task, now))
+                for task_id in task_ids
+                if task_id in graph
+                and (task := graph.get(task_id)).status is TaskStatus.IN_PROGRESS
+                and task.owner == agent_id
+            ]
+        return [_copy(task) for task in tasks]
 
     def heartbeat(
         self, task_id: str, agent_id: str, now: datetime, update: dict[str, JsonValue]

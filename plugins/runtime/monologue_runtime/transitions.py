@@ -17,7 +17,9 @@ from .models import AgentError, AgentResult, AgentTask, TaskStatus
 from .payloads import AgentResultPayload
 from .storage import ClaimRules, TaskEvent
 
-__all__ = ["claimed", "completed", "failed", "held", "is_stale", "reclaimed", "updated"]
+__all__ = [
+    "claimed", "completed", "failed", "held", "is_stale", "reclaimed", "released", "updated",
+]  # fmt: skip
 
 
 def held(task: AgentTask, agent_id: str, location: str) -> AgentTask:
@@ -39,6 +41,20 @@ def claimed(task: AgentTask, agent_id: str, now: datetime) -> AgentTask:
             "owner": agent_id,
             "attempt": task.attempt + 1,
             "heartbeat_at": now,
+            "updated_at": now,
+        }
+    )
+
+
+def released(task: AgentTask, now: datetime) -> AgentTask:
+    """A claimed task given back before its agent started on it: PENDING again, and the
+    attempt its claim counted is not counted (nothing was tried)."""
+    return task.model_copy(
+        update={
+            "status": TaskStatus.PENDING,
+            "owner": None,
+            "attempt": task.attempt - 1,
+            "heartbeat_at": None,
             "updated_at": now,
         }
     )
@@ -116,7 +132,8 @@ def _ended(task: AgentTask, now: datetime, changes: dict[str, Any]) -> AgentTask
 def _result_event(
     task: AgentTask, agent_id: str, now: datetime, payload: AgentResultPayload
 ) -> TaskEvent:
-    return TaskEvent(
+    # Built, not validated again: every field comes from a validated task or payload.
+    return TaskEvent.model_construct(
         type="agent_result",
         task_id=task.id,
         agent_id=agent_id,

@@ -3,7 +3,9 @@
 ``work STORE DATA_DIR AGENT_ID OUT GO``: claim and complete ``echo`` tasks until no task is
 left unfinished (waiting for reclaims meanwhile), then write what it completed to OUT.
 ``hold STORE DATA_DIR AGENT_ID OUT GO COUNT``: claim COUNT tasks, write their ids to OUT,
-and wait to be killed.
+and wait to be killed. ``hold-batch``: the same, through ``BaseAgent`` with a batch of
+COUNT, stuck in the first task of the batch.
+With ``WORKER_BATCH=N``, ``work`` and ``serve`` claim N tasks at a time.
 ``serve STORE DATA_DIR AGENT_ID OUT GO``: ``BaseAgent.serve`` until SIGTERM, appending the id
 of every task it handles to ``OUT.handled`` as it starts it (a task's ``input["sleep"]``
 makes it last that long), then write what it completed to OUT. Logs to stderr.
@@ -34,6 +36,13 @@ def _wait_for(path: Path, timeout: float = 120.0) -> None:
         time.sleep(0.005)
 
 
+def _killed_holding(out: str, task_ids: list[str]) -> None:
+    # Renamed into place: the test kills this process as soon as OUT exists.
+    Path(out + ".tmp").write_text(json.dumps(task_ids))
+    os.replace(out + ".tmp", out)
+    time.sleep(600)
+
+
 def main(args: list[str]) -> None:
     role, store, data_dir, agent_id, out, go, *rest = args
     from monologue_runtime import AgentResult, AgentRuntime, AgentTask, BaseAgent
@@ -42,6 +51,7 @@ def main(args: list[str]) -> None:
 
     class Echo(BaseAgent):
         agent_type = "echo"
+        batch_size = int(os.environ.get("WORKER_BATCH", "1"))
 
         def handle_task(self, task: AgentTask, runtime: AgentRuntime) -> AgentResult:
             os.write(handled, f"{task.id}\n".encode())
@@ -63,10 +73,19 @@ def main(args: list[str]) -> None:
         _wait_for(Path(go))
         if role == "hold":
             held = [runtime.poll_next_task() for _ in range(int(rest[0]))]
-            # Renamed into place: the test kills this process as soon as OUT exists.
-            Path(out + ".tmp").write_text(json.dumps([t.id for t in held if t is not None]))
-            os.replace(out + ".tmp", out)
-            time.sleep(600)
+            _killed_holding(out, [t.id for t in held if t is not None])
+        if role == "hold-batch":
+
+            class Stuck(BaseAgent):
+                agent_type = "echo"
+                batch_size = int(rest[0])
+
+                def handle_task(self, task: AgentTask, runtime: AgentRuntime) -> AgentResult:
+                    mine = runtime.store.list(status="in_progress")
+                    _killed_holding(out, [t.id for t in mine if t.owner == agent_id])
+                    raise AssertionError("never here")
+
+            Stuck().execute_once(runtime)
         agent, done = Echo(), []
         if role == "serve":
             stop = threading.Event()

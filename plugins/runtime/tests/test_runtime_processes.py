@@ -32,8 +32,14 @@ def _wait_for_files(paths: list[Path], procs: list[subprocess.Popen[str]], timeo
 
 
 @pytest.mark.parametrize(
-    ("store_setting", "processes", "tasks"),
-    [("file", 4, 400), ("postgresql", 8, 2000)],
+    ("store_setting", "processes", "tasks", "batch"),
+    [
+        ("file", 4, 400, 1),
+        ("postgresql", 8, 2000, 1),
+        # BaseAgent.batch_size: the dead agent held a batch, most of it not started.
+        ("file", 3, 200, 4),
+        ("postgresql", 4, 600, 4),
+    ],
     indirect=["store_setting"],
 )
 def test_every_task_completes_once_though_a_process_is_killed_holding_claims(
@@ -44,6 +50,7 @@ def test_every_task_completes_once_though_a_process_is_killed_holding_claims(
     tmp_path: Path,
     processes: int,
     tasks: int,
+    batch: int,
 ) -> None:
     # Priorities in a scrambled order, so claims do not simply follow the order added.
     store.add(
@@ -57,6 +64,7 @@ def test_every_task_completes_once_though_a_process_is_killed_holding_claims(
         "MONOLOGUE_LOAD_PLUGINS": "",
         "MONOLOGUE_NARRATOR": "none",
         "MONOLOGUE_NO_CONFIG_FILE": "1",
+        "WORKER_BATCH": str(batch),
     }
     go = tmp_path / "go"
     outs = [tmp_path / f"worker-{i}.json" for i in range(processes)]
@@ -71,7 +79,7 @@ def test_every_task_completes_once_though_a_process_is_killed_holding_claims(
             text=True,
         )
 
-    victim = start("hold", 0, HELD)
+    victim = start("hold" if batch == 1 else "hold-batch", 0, HELD)
     workers = [start("work", i) for i in range(1, processes)]
     seen_sizes: list[int] = []
     reading = threading.Event()

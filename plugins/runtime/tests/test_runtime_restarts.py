@@ -41,15 +41,17 @@ def server() -> Iterator[ThrowawayPostgres]:
 
 
 class Workers:
-    """``serve`` processes (runtime_workers.py) on one graph."""
+    """``serve`` processes (runtime_workers.py) on one graph, claiming ``batch`` tasks at a
+    time."""
 
-    def __init__(self, url: str, folder: Path, count: int) -> None:
+    def __init__(self, url: str, folder: Path, count: int, batch: int = 1) -> None:
         env = {
             **os.environ,
             "MONOLOGUE_LOAD_PLUGINS": "",
             "MONOLOGUE_NARRATOR": "none",
             "MONOLOGUE_NO_CONFIG_FILE": "1",
             "WORKER_HEARTBEAT_TIMEOUT_S": "5",
+            "WORKER_BATCH": str(batch),
         }
         self.go = folder / "go"
         self.outs = [folder / f"worker-{i}.json" for i in range(count)]
@@ -176,14 +178,15 @@ def test_agents_in_the_middle_of_a_task_survive_a_restart(
     store.close()
 
 
+@pytest.mark.parametrize("batch", [1, 4], ids=["one-by-one", "batch-4"])
 def test_four_agents_and_two_restarts_do_every_task_once(
-    server: ThrowawayPostgres, tmp_path: Path
+    server: ThrowawayPostgres, tmp_path: Path, batch: int
 ) -> None:
     url = server.schema_url()
     store = PostgresTaskStore(url)
     tasks = _tasks(2000)
     store.add(*tasks)
-    workers = Workers(url, tmp_path, 4)
+    workers = Workers(url, tmp_path, 4, batch)
     for mark in (500, 1200):
         workers.wait(partial(_handled_at_least, workers, mark), f"handle {mark} tasks")
         server.restart()
