@@ -3,14 +3,14 @@
 A plugin records the thread of every hook call; sync, async and generator sessions emit
 through the public API, and no hook (adapters and the narrator included) may have run on
 the emitting thread. The one documented exception, the recorder's ``always`` durability,
-makes the emitter wait for the pipeline, yet still runs no hook on it.
+makes the emitter wait for the pipeline, yet still runs no hook on it
+(``tests/e2e/test_always_durability_threads.py``, where the recorder is installed).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -134,23 +134,6 @@ def test_generator_session_runs_no_hook_on_the_consumers_thread(
         threading.get_ident(),
         ("on_session_start", "on_event", "on_text", "should_speak", "on_complete", "adapt"),
     )
-
-
-def test_durability_always_waits_for_the_write_yet_runs_no_hook_on_the_emitter(
-    monologue_plugins: PluginSandbox, threads: ThreadRecorder, tmp_path: Path
-) -> None:
-    pytest.importorskip("monologue_recorder", reason="needs the monologue-recorder plugin")
-    monologue_plugins.load("recorder")
-    with monologue_plugins.session(
-        "coder", narrator="none", durability="always", record_dir=tmp_path
-    ) as s:
-        assert s.sync_writes
-        path = tmp_path / f"{s.id}.jsonl"
-        for n in range(5):
-            s.text(f"event {n}")
-            # The documented exception: emit returned once its line was written.
-            assert len(path.read_text().splitlines()) == n + 2
-    assert_off(threads, threading.get_ident(), ("on_session_start", "on_event", "on_complete"))
 
 
 def test_a_full_queue_makes_the_emitter_wait_and_loses_nothing(
