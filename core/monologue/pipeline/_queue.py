@@ -305,7 +305,10 @@ def scrub(event: Event) -> Event:
     (:func:`~monologue.lines.remember_line`), so that the recorder writes it without
     serializing again; the secrets pre-check reads the payload's part of that line. An event
     JSON cannot hold (the recorder makes it safe) is pre-checked through its payload's
-    ``repr``."""
+    ``repr``. An event :attr:`~Event.already_redacted` (read from a recording redacted under
+    the rules in effect) is returned as it is, unserialized: a recorder serializes it."""
+    if event.already_redacted:
+        return event
     try:
         # model_dump_json's own call, less its Python frame of keyword defaults.
         line = type(event).__pydantic_serializer__.to_json(event).decode()
