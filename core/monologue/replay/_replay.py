@@ -65,6 +65,10 @@ PUMP_BATCH: Final = 1000
 STALL_CHECK_S: Final = 0.002
 """How long the pump may go without dispatching an event before the reading thread, waiting
 for it, checks whether it is stuck."""
+QUIET_CHECK_S: Final = 0.25
+"""The same without a narrator, whose pump never stalls: each look takes the interpreter
+lock from the pump, which then waits for it (up to the switch interval, 5 ms, and longer on
+a busy machine), so the reading thread looks seldom."""
 
 
 def renamed(problem: RecordingError, read: Path, name: Path) -> str:
@@ -227,6 +231,8 @@ class Driver:
     """Held by whoever takes from the source: the pump, or a kick."""
     _fed: threading.Condition = field(default_factory=threading.Condition, init=False)
     """Notified by the pump when the source is done (or failed), or it paused."""
+    _paused: bool = field(default=False, init=False)
+    """The pump stopped after :data:`PUMP_BATCH` events, for the calling thread to kick."""
     _kicked_at: float = field(default=0.0, init=False)
     _pumped: int = field(default=0, init=False)
     """Events the pump has dispatched: it moved while the reader waited, so not settled."""
@@ -429,7 +435,7 @@ class Driver:
         moving = False
         while True:
             if moving:
-                self._wait_fed()
+                self._wait_fed(session.narrator is not None)
             pumped = self._pumped
             session.wait_idle()
             if self._failure is not None:
@@ -442,17 +448,25 @@ class Driver:
                 return
             with self._feeding:
                 self._kicked_at = time.monotonic()
+                self._paused = False
                 self._next(session)
             moving = True
 
-    def _wait_fed(self) -> None:
+    def _wait_fed(self, narrated: bool) -> None:
         """Sleep until the pump is done with the source (or failed) or paused, or has
-        dispatched nothing for :data:`STALL_CHECK_S`."""
+        dispatched nothing for :data:`STALL_CHECK_S` (``narrated``: a turn may end without
+        a narrative, which nothing tells the pump) or :data:`QUIET_CHECK_S`."""
+        timeout = STALL_CHECK_S if narrated else QUIET_CHECK_S
         with self._fed:
             pumped = None
-            while self._source is not None and self._failure is None and self._pumped != pumped:
+            while (
+                self._source is not None
+                and self._failure is None
+                and not self._paused
+                and self._pumped != pumped
+            ):
                 pumped = self._pumped
-                self._fed.wait(STALL_CHECK_S)
+                self._fed.wait(timeout)
 
     def _next(self, session: Session) -> bool:
         """Read the source's next event and dispatch it; ``False`` when it is done (or the
@@ -492,6 +506,7 @@ class Driver:
                 self._source = None
             if self._source is None or paused:
                 with self._fed:
+                    self._paused = paused
                     self._fed.notify()
 
     def _quiet(self, session: Session) -> bool:
