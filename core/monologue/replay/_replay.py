@@ -275,16 +275,23 @@ class Driver:
         self.run((event,), agent)
 
     def _take(self, session: Session, event: Event) -> None:
-        """Count one event of the source and dispatch it (a completion is held back)."""
+        """Count one event of the source and dispatch it: recorded narration only when
+        shown as recorded; a completion is held back until an agent event follows it."""
         self.tally.count(event)
-        if self.held is not None and event.type not in NARRATION_TYPES:
+        kind = event.type
+        if kind in NARRATION_TYPES:
             # Narration recorded after the completion is about it: the run may still end.
-            held, self.held = self.held, None
-            self._dispatch(session, held)
-        if event.type == "completion":
+            if self.recorded:
+                self._show(session, event)
+            return
+        held = self.held
+        if held is not None:
+            self.held = None
+            self._show(session, held)
+        if kind == "completion":
             self.held = event
         else:
-            self._dispatch(session, event)
+            self._show(session, event)
 
     def close(self, skipped_lines: int = 0, stopped: bool = False) -> None:
         """End the session (final narration included), with the held completion's result.
@@ -399,14 +406,9 @@ class Driver:
             session.when_idle(self._pump)
         return session
 
-    def _dispatch(self, session: Session, event: Event) -> None:
-        if event.type in NARRATION_TYPES and not self.recorded:
-            return
+    def _show(self, session: Session, event: Event) -> None:
         if self.speed:
             self._pace(event.ts)
-        self._show(session, event)
-
-    def _show(self, session: Session, event: Event) -> None:
         if event.type in NARRATION_TYPES:  # recorded (``recorded``): shown as it was
             event = session.dispatch(event)
             self.tally.cost.add(event)
