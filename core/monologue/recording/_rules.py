@@ -21,13 +21,21 @@ def redaction_rules() -> str:
     rule was added, or written by another program, is redacted again when it is replayed.
     """
     import hashlib
-    from importlib.metadata import PackageNotFoundError, version
 
     import monologue.redact
 
-    source = Path(monologue.redact.__file__).read_bytes()
     try:
-        detectors = version("detect-secrets")
-    except PackageNotFoundError:  # redact loads its detectors only when a pre-check hits
-        detectors = "none"
+        source = Path(monologue.redact.__file__).read_bytes()
+    except OSError:  # imported from an archive, say: the release stands for its source
+        source = f"monologue-core {_version('monologue-core')}".encode()
+    detectors = _version("detect-secrets")
     return hashlib.sha256(source + b"\0" + detectors.encode()).hexdigest()[:16]
+
+
+def _version(distribution: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(distribution)
+    except PackageNotFoundError:  # redact loads its detectors only when a pre-check hits
+        return "none"
