@@ -17,7 +17,7 @@ from monologue import hookimpl
 from monologue.events import Event
 from monologue.lines import remembered_line
 from monologue.pipeline._queue import scrub
-from monologue.recording import header_line, read_recording, redaction_rules
+from monologue.recording import event_line, header_line, read_recording, redaction_rules
 from monologue.replay._replay import Driver, replay
 
 SECRET = "sk-ant-api03-" + "Q" * 24
@@ -75,6 +75,19 @@ def replayed(sandbox: PluginSandbox, path: Path) -> list[str]:
     summary = replay(Driver(path, Silent(), config={"narrator": "none"}))
     assert summary.problem is None
     return seen.outputs
+
+
+def test_what_a_recorder_writes_is_redacted_once_and_read_back_as_redacted(
+    monologue_plugins: PluginSandbox, tmp_path: Path
+) -> None:
+    session = monologue_plugins.session("coder", session_id="S1")
+    data = {"tool_use_id": "t1", "tool_name": "Bash", "output": SECRET, "is_error": False}
+    event = Event(type="tool_result", session_id="S1", agent="coder", data=data)
+    path = tmp_path / "s.jsonl"
+    path.write_text(f"{header_line(session)}\n{event_line(event)}\n")
+    (read,) = read_recording(path)
+    assert read.already_redacted and read.data["output"] == "[REDACTED]"
+    assert replayed(monologue_plugins, path) == ["[REDACTED]"]
 
 
 def test_a_recording_redacted_under_the_rules_in_effect_is_not_scanned_again(
