@@ -5,10 +5,20 @@ look-alike here alone."""
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
-from monologue.redact import REDACTED, is_secret_key, may_contain_secret, redact, redact_text
+from monologue.redact import (
+    _TRIGGERS,
+    REDACTED,
+    _ascii_triggers,
+    is_secret_key,
+    may_contain_secret,
+    redact,
+    redact_text,
+    secret_suspects,
+)
 
 # (text, its marker): the marker is part of the secret, unique to its form, and must not
 # survive redaction anywhere (tests/e2e/test_secret_sinks.py pushes each through every sink).
@@ -279,3 +289,102 @@ def test_header_and_auth_keys_are_secret(key):
 @pytest.mark.parametrize("key", ["author", "oauth", "authority", "cookies_enabled", "auth_url"])
 def test_keys_that_only_start_like_auth_are_not(key):
     assert not is_secret_key(key)
+
+
+# The pre-check runs on RE2 for ASCII text and on Python's engine otherwise: both must find
+# the same first trigger in any text, or one of them lets a secret through unexamined. The
+# fuzz texts are made of the triggers' own pieces, whitespace of every kind and filler.
+_FUZZ_PIECES = (
+    "api",
+    "key",
+    "_",
+    "-",
+    " ",
+    "auth",
+    "pass",
+    "pw",
+    "\\",
+    '"',
+    "'",
+    ":",
+    "=",
+    "//",
+    "@",
+    "eyj",
+    "sk",
+    "us",
+    "in ",
+    "is",
+    "curl",
+    "hvs",
+    ".",
+    "gh",
+    "p_",
+    "k_",
+    "live",
+    "ac",
+    "kc",
+    "ap",
+    "sl",
+    "x",
+    "*",
+    "8080",
+    "\t",
+    "\n",
+    "\x0b",
+    "\x0c",
+    "\r",
+    "\x1c",
+    "\x1f",
+    "Z",
+    "A3T",
+    "0123456789",
+    "abcdef",
+    "zqzqzq",
+    "token",
+    "ibm",
+    "glpat",
+    "xapp",
+    "pin ",
+)
+
+
+def _fuzz_text(rng: random.Random, pieces: int) -> str:
+    return "".join(rng.choice(_FUZZ_PIECES) for _ in range(rng.randint(0, pieces)))
+
+
+def _first_trigger(engine: str, text: str) -> int | None:
+    lowered = text.lower()
+    if engine == "re2":
+        found = _ascii_triggers().search(lowered.encode())
+    else:
+        found = _TRIGGERS.search(lowered)
+    return None if found is None else found.start()
+
+
+def test_both_pre_check_engines_find_the_same_first_trigger():
+    rng = random.Random(22)
+    texts = [text for text, _ in SECRET_FORMS] + list(LOOK_ALIKES)
+    texts += [_fuzz_text(rng, 24) for _ in range(20_000)]
+    texts += [chr(c) * 40 for c in range(128)]
+    disagree = [
+        text
+        for text in texts
+        if text.isascii() and _first_trigger("re2", text) != _first_trigger("re", text)
+    ]
+    assert disagree == []
+    assert sum(_first_trigger("re", t) is not None for t in texts) > 5_000  # triggers do occur
+
+
+def test_a_batch_check_suspects_every_text_the_one_by_one_check_passes():
+    rng = random.Random(7)
+    texts = [_fuzz_text(rng, 6) for _ in range(5_000)]
+    texts += [text for text, _ in SECRET_FORMS] + ["passé: ünïcode", "token ✓", "plain ✓"]
+    rng.shuffle(texts)
+    expected = {i for i, text in enumerate(texts) if may_contain_secret(text)}
+    suspects = secret_suspects(texts)
+    assert expected <= suspects
+    # Extra suspects only come from a trigger that starts in a text and runs into the next.
+    assert all(i + 1 < len(texts) for i in suspects - expected)
+    assert len(suspects - expected) < len(expected) // 10
+    assert secret_suspects([]) == set()

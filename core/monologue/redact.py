@@ -25,13 +25,21 @@ keywords, and entropy flags the hashes, UUIDs and commit shas that narration mus
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["REDACTED", "is_secret_key", "may_contain_secret", "redact", "redact_text"]
+__all__ = [
+    "REDACTED",
+    "is_secret_key",
+    "may_contain_secret",
+    "redact",
+    "redact_text",
+    "secret_suspects",
+]
 
 REDACTED = "[REDACTED]"
 
@@ -183,25 +191,40 @@ _DETECT_SECRETS_PLUGINS = (
 # flat list of these same words costs four times more. "passw", not "pass", and "api_key",
 # not "key": test output ("41 passed") and code ("keys") would trigger too often; the short
 # keys are matched only with their separator ("pass=", "pw:").
-_TRIGGERS = re.compile(
-    r"""(?:
-     a(?:pi[_ -]?key|ccess[_ -]?key|kia|sia|3t|bia|cca|iza|uthoriz|ccountkey
-       |uth\\?["']?\s*[:=]|c[0-9a-z]{32}|kc[a-z0-9]{10}|p[\da-f][a-z0-9]{8})
-    |p(?:rivate[_ -]?key|ass(?:w|phrase|code|\\?["']?\s*[:=])|w(?:d|\\?["']?\s*[:=])
-      |in\ (?:is|was)|ypi-)
-    |s(?:k-|k[0-9a-z]{32}|ecret|g\.|q0csp|shpass|oftlayer|l[_-]?(?:api[_-]?)?key)
-    |k_(?:live|test)
-    |g(?:h[pousr]_|ithub_pat|l(?:pat|dt|ft|soat|rt|cbt|imt)|r1348941)
-    |c(?:ookie|url\b|loudant)
-    |h(?:vs\.|vb\.|vr\.|tpasswd)
-    |x(?:ox|app-)
-    |eyj[\w=-]*\.|bearer|token|credential|mysql|mariadb|npm_|hooks\.slack|docker|ibm
-    |-(?:-[\w-]*pass|us\d)
-    |:(?://[^\s/]*@|(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:|[\w-]{35})
-    |\.[\w-]{6}\.[\w-]{27}
-    )""",
-    re.VERBOSE,
+_TRIGGER_ALTERNATIVES = (
+    r"a(?:pi[_ -]?key|ccess[_ -]?key|kia|sia|3t|bia|cca|iza|uthoriz|ccountkey"
+    r"|uth\\?[\"']?\s*[:=]|c[0-9a-z]{32}|kc[a-z0-9]{10}|p[\da-f][a-z0-9]{8})",
+    r"p(?:rivate[_ -]?key|ass(?:w|phrase|code|\\?[\"']?\s*[:=])|w(?:d|\\?[\"']?\s*[:=])"
+    r"|in (?:is|was)|ypi-)",
+    r"s(?:k-|k[0-9a-z]{32}|ecret|g\.|q0csp|shpass|oftlayer|l[_-]?(?:api[_-]?)?key)",
+    r"k_(?:live|test)",
+    r"g(?:h[pousr]_|ithub_pat|l(?:pat|dt|ft|soat|rt|cbt|imt)|r1348941)",
+    r"c(?:ookie|url\b|loudant)",
+    r"h(?:vs\.|vb\.|vr\.|tpasswd)",
+    r"x(?:ox|app-)",
+    r"eyj[\w=-]*\.|bearer|token|credential|mysql|mariadb|npm_|hooks\.slack|docker|ibm",
+    r"-(?:-[\w-]*pass|us\d)",
+    r":(?://[^\s/]*@|(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:|[\w-]{35})",
+    r"\.[\w-]{6}\.[\w-]{27}",
 )
+_TRIGGER_SOURCE = "(?:" + "|".join(_TRIGGER_ALTERNATIVES) + ")"
+_TRIGGERS = re.compile(_TRIGGER_SOURCE)
+
+# Python's \s on ASCII text, spelt out: RE2's own \s leaves out \v and \x1c-\x1f.
+_ASCII_SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f "
+
+
+@functools.cache
+def _ascii_triggers() -> Any:
+    """:data:`_TRIGGERS` compiled by RE2 (google-re2), for ASCII text, where the two engines
+    agree (``tests/test_redact_corpus.py`` holds them to it): its automaton reads each byte
+    once, where Python's engine tries the alternatives at every position, ten to twenty times
+    slower on the lines a session's pipeline checks. Imported on first use."""
+    import re2
+
+    source = _TRIGGER_SOURCE.replace(r"[^\s", "[^" + _ASCII_SPACE)
+    return re2.compile(source.replace(r"\s", f"[{_ASCII_SPACE}]").encode())
+
 
 _compiled: list[tuple[re.Pattern[str], _Replacement]] | None = None
 _compile_lock = threading.Lock()
@@ -260,7 +283,45 @@ def _redact_group(match: re.Match[str]) -> str:
 def may_contain_secret(text: str) -> bool:
     """``False`` when :func:`redact` would change nothing in ``text``, or in any value whose
     JSON form is ``text`` (secret-looking keys contain a trigger too). A fast pre-check."""
-    return _TRIGGERS.search(text.lower()) is not None
+    lowered = text.lower()
+    if lowered.isascii():
+        return _ascii_triggers().search(lowered.encode()) is not None
+    return _TRIGGERS.search(lowered) is not None
+
+
+def secret_suspects(texts: Sequence[str]) -> set[int]:
+    """The indexes of the ``texts`` that :func:`may_contain_secret` would pass (and, rarely,
+    of one before them: a trigger may run on into the next text). One search over all the
+    ASCII texts, joined: the pipeline's check of a batch of events."""
+    suspects: set[int] = set()
+    joined: list[str] = []
+    which: list[int] = []
+    starts: list[int] = []
+    at = 0
+    for i, text in enumerate(texts):
+        lowered = text.lower()
+        if not lowered.isascii():
+            if _TRIGGERS.search(lowered) is not None:
+                suspects.add(i)
+            continue
+        joined.append(lowered)
+        which.append(i)
+        starts.append(at)
+        at += len(lowered) + 1
+    if not joined:
+        return suspects
+    data = "\n".join(joined).encode()
+    search = _ascii_triggers().search
+    pos = 0
+    while (found := search(data, pos)) is not None:
+        # The text the match starts in may contain a secret; every later text is searched
+        # again from its own start, so a match running across the newline hides nothing.
+        k = bisect.bisect_right(starts, found.start()) - 1
+        suspects.add(which[k])
+        if k + 1 == len(starts):
+            break
+        pos = starts[k + 1]
+    return suspects
 
 
 def redact_text(text: str) -> str:

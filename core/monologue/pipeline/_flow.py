@@ -13,13 +13,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from monologue.events import Event, silent_types
+from monologue.lines import remember_line
 
 from ._helpers import describe_keys
-from ._queue import Pipeline, scrub
+from ._queue import Pipeline
+from ._scrub import scrub
 
 if TYPE_CHECKING:
     from monologue.plugins._hooks import Hooks
@@ -160,17 +162,46 @@ class EventFlow:
             )
         return self._pipeline
 
+    def _run_events(self, events: list[Event]) -> None:
+        """A batch the pipeline took from its queue, on the pipeline thread: named, then
+        redacted together, then run one by one, in order."""
+        self._name_results(events)
+        for event, line in scrub(events):
+            try:
+                self._run_scrubbed(event, line)
+            except Exception:  # a bug here must not stop the batch
+                log.exception("the pipeline failed on a %s event", event.type)
+
     def _run_event(self, event: Event) -> Event:
         """One event's way through the session, on the pipeline thread; returns the event
         as the hooks saw it (redacted)."""
+        self._name_results((event,))
+        ((event, line),) = scrub((event,))
+        return self._run_scrubbed(event, line)
+
+    def _name_results(self, events: Sequence[Event]) -> None:
+        """Give each tool result its tool's name, when the helper that made it could not (the
+        call was still in the queue): before the events are serialized, so that every sink
+        sees the name."""
+        calls: dict[str, str | None] = {}
+        for event in events:
+            kind = event.type
+            if kind == "tool_call":
+                calls[event.data["tool_use_id"]] = event.data.get("tool_name")
+            elif kind == "tool_result" and event.data.get("tool_name") is None:
+                use_id = event.data["tool_use_id"]
+                name = calls.get(use_id)
+                if name is None and (call := self.open_tool_calls.get(use_id)) is not None:
+                    name = call.data["tool_name"]
+                if name is not None:
+                    event.data["tool_name"] = name
+
+    def _run_scrubbed(self, event: Event, line: str | None) -> Event:
+        """The rest of :meth:`_run_event`, for an event already named and redacted; ``line``
+        is its JSON, if :func:`scrub` made it, kept for the recorder."""
+        if line is not None:
+            remember_line(event, line)
         kind = event.type
-        if kind == "tool_result" and event.data.get("tool_name") is None:
-            # The helper could not name it: the call was still in the queue. Named before the
-            # event is serialized (by scrub), so that every sink sees the name.
-            call = self.open_tool_calls.get(event.data["tool_use_id"])
-            if call is not None:
-                event.data["tool_name"] = call.data["tool_name"]
-        event = scrub(event)
         data = event.data
         # A hint is asked about (it may make a should_speak plugin speak) but not narrated.
         asked = self.narrator is not None and kind not in _SILENT_TYPES

@@ -7,7 +7,7 @@ threads never share one by accident).
 One event's path: ``emit`` (or a helper, or ``feed``) → :meth:`Session.dispatch`, which on
 the agent's thread only appends the stamped event to the session's
 :class:`~monologue.pipeline._queue.Pipeline`. On the pipeline's thread, in order: redaction
-(:func:`~monologue.pipeline._queue.scrub`), the counters, the
+(:func:`~monologue.pipeline._scrub.scrub`), the counters, the
 :class:`~monologue.pipeline._pending.PendingBuffer`, the ``on_event`` hooks (the recorder
 among them),
 ``should_speak``, and a request to the session's narration worker (``_worker.py``), which
@@ -211,7 +211,7 @@ class Session(EventFlow):
         if self._status != "new":
             return self
         hooks = self.hooks  # the active plugin manager is the caller's: resolve it here
-        pipeline = Pipeline(f"monologue-pipeline-{self.id}", self._run_event)
+        pipeline = Pipeline(f"monologue-pipeline-{self.id}", self._run_events)
         try:
             pipeline.call(lambda: self._start_on_pipeline(hooks, pipeline))
         except BaseException:

@@ -176,9 +176,11 @@ class NarrationWorker:
                     )
                 if self._requested is None:
                     return
+                # Busy before the request is cleared: wait_idle reads the two without the
+                # lock, the request first, and must never see neither.
+                self._busy = True
                 reason, self._requested = self._requested, None
                 events = self._buffer.take(session.config.max_buffer_size)
-                self._busy = True
                 self._cond.notify_all()  # for wait_taken
             cpu_started = time.thread_time()
             self._narrator_cpu = 0.0
