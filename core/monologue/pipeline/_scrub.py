@@ -43,7 +43,11 @@ def scrub(events: Sequence[Event]) -> list[tuple[Event, str | None]]:
     """Each event with the secrets in its payload redacted (the event itself when it has
     none), and its JSON line when that is the line of the event returned (``None`` when
     redaction made a copy, or JSON cannot hold the event: the recorder then makes the line
-    safe itself)."""
+    safe itself). Events :attr:`~Event.already_redacted` (read from a recording redacted
+    under the rules in effect, a replay's) are returned as they are, without a line (a
+    recorder makes its own), when the whole batch is."""
+    if all(event.already_redacted for event in events):
+        return [(event, None) for event in events]
     lines = [event_json(event) for event in events]
     payloads = [
         repr(event.data) if line is None else line[line.find(',"data":') :]
