@@ -262,11 +262,11 @@ class Driver:
                 return
             session = self.session = self._start(first, agent or first.agent or "agent")
             source = itertools.chain((first,), source)
-        if not self._wait_turns:
-            for event in source:
-                self._take(session, event)
-            return
         self._source = source
+        if not self._wait_turns:
+            while self._next(session):
+                pass
+            return
         self._settle(session)
 
     def feed(self, event: Event, agent: str | None = None) -> None:
@@ -274,16 +274,23 @@ class Driver:
         instant, before this returns."""
         self.run((event,), agent)
 
-    def _take(self, session: Session, event: Event) -> None:
-        """Count one event of the source and dispatch it: recorded narration only when
-        shown as recorded; a completion is held back until an agent event follows it."""
+    def _next(self, session: Session) -> bool:
+        """Read the source's next event, count it and dispatch it: recorded narration only
+        when shown as recorded; a completion is held back until an agent event follows it.
+        ``False`` when the source is done (or the replay was stopped). Instant replays call
+        it with :attr:`_feeding` held."""
+        source = self._source
+        event = None if source is None else next(source, None)
+        if event is None:
+            self._source = None
+            return False
         self.tally.count(event)
         kind = event.type
         if kind in NARRATION_TYPES:
             # Narration recorded after the completion is about it: the run may still end.
             if self.recorded:
                 self._show(session, event)
-            return
+            return True
         held = self.held
         if held is not None:
             self.held = None
@@ -292,6 +299,7 @@ class Driver:
             self.held = event
         else:
             self._show(session, event)
+        return True
 
     def close(self, skipped_lines: int = 0, stopped: bool = False) -> None:
         """End the session (final narration included), with the held completion's result.
@@ -469,17 +477,6 @@ class Driver:
             ):
                 pumped = self._pumped
                 self._fed.wait(timeout)
-
-    def _next(self, session: Session) -> bool:
-        """Read the source's next event and dispatch it; ``False`` when it is done (or the
-        replay was stopped). Called with :attr:`_feeding` held."""
-        source = self._source
-        event = None if source is None else next(source, None)
-        if event is None:
-            self._source = None
-            return False
-        self._take(session, event)
-        return True
 
     def _pump(self) -> None:
         """On the pipeline thread, whenever it is idle: read and dispatch events (each runs
