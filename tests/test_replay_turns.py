@@ -1,8 +1,9 @@
 """An instant replay with a narrator waits only at narration turns, yet each turn covers
 exactly the events up to the one that asked for it, and each narrative is shown right after
-that event, whatever the threads' timing; Ctrl-C stops at once, without narrating what was
-read ahead. Without a narrator, every event still runs once, in order, on the pipeline
-thread; recorded narration (``--recorded``) is shown where it was recorded."""
+that event, whatever the threads' timing and wherever the pump pauses; Ctrl-C stops at
+once, dispatching nothing after it. Without a narrator, every event still runs once, in
+order, on the pipeline thread; recorded narration (``--recorded``) is shown where it was
+recorded."""
 
 from __future__ import annotations
 
@@ -90,26 +91,28 @@ def expected(count: int) -> list[str]:
     return lines
 
 
-@pytest.mark.parametrize("read_ahead", [1, 7, 1000])
+@pytest.fixture(params=[1, 7, 1000])
+def batch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
+    """The pump pauses after this many events, and the reading thread kicks it on."""
+    monkeypatch.setattr("monologue.replay._replay.PUMP_BATCH", request.param)
+    return int(request.param)
+
+
 def test_each_turn_covers_the_events_up_to_the_one_that_asked(
-    monologue_plugins: PluginSandbox, read_ahead: int
+    monologue_plugins: PluginSandbox, batch: int
 ) -> None:
     monologue_plugins.register(Plugins(), name="turns")
     count = 60  # a multiple of EVERY: the last turn is asked for, not the final one
     for _ in range(3):
         view = Shown()
-        driver = Driver(
-            Path(f"{count}.jsonl"), view, config={"narrator": "turns"}, read_ahead=read_ahead
-        )
+        driver = Driver(Path(f"{count}.jsonl"), view, config={"narrator": "turns"})
         summary = replay(driver)
         assert summary.problem is None
         assert view.lines[: len(expected(count))] == expected(count)
         assert summary.narratives == count // EVERY
 
 
-def test_ctrl_c_closes_without_narrating_what_was_read_ahead(
-    monologue_plugins: PluginSandbox,
-) -> None:
+def test_ctrl_c_closes_at_once(monologue_plugins: PluginSandbox) -> None:
     class Interrupted(Plugins):
         @hookimpl
         def load_session(self, path: Path) -> Any:
@@ -121,8 +124,9 @@ def test_ctrl_c_closes_without_narrating_what_was_read_ahead(
     with pytest.raises(KeyboardInterrupt):
         replay(driver)
     assert driver.session is not None and driver.session.closed
-    # Nothing read ahead was dispatched: the replay ran no tool call at all.
-    assert not any(line.startswith("t") for line in view.lines)
+    # Each event was dispatched as it was read: every one before Ctrl-C, none after.
+    shown = [line for line in view.lines if not line.startswith("said ")]
+    assert shown == [f"t{i}" for i in range(20) for _ in range(2)]
 
 
 def test_a_view_that_fails_on_the_pipeline_thread_fails_the_replay(
@@ -147,9 +151,8 @@ def test_a_view_that_fails_on_the_pipeline_thread_fails_the_replay(
     assert all(line.startswith("said ") for line in view.lines[shown:])
 
 
-@pytest.mark.parametrize("read_ahead", [1, 7, 1000])
 def test_a_replay_without_narrator_runs_each_event_once_in_order_off_the_reading_thread(
-    monologue_plugins: PluginSandbox, read_ahead: int
+    monologue_plugins: PluginSandbox, batch: int
 ) -> None:
     import threading
 
@@ -163,7 +166,7 @@ def test_a_replay_without_narrator_runs_each_event_once_in_order_off_the_reading
 
     monologue_plugins.register(Watching(), name="turns")
     view = Shown()
-    driver = Driver(Path("40.jsonl"), view, config={"narrator": "none"}, read_ahead=read_ahead)
+    driver = Driver(Path("40.jsonl"), view, config={"narrator": "none"})
     summary = replay(driver)
     assert summary.problem is None and summary.narratives == 0
     ids = [f"t{i}" for i in range(40) for _ in range(2)]
@@ -175,7 +178,7 @@ def test_a_replay_without_narrator_runs_each_event_once_in_order_off_the_reading
 
 
 def test_recorded_narration_is_shown_where_it_was_recorded(
-    monologue_plugins: PluginSandbox,
+    monologue_plugins: PluginSandbox, batch: int
 ) -> None:
     class Narrated(Source):
         def __iter__(self) -> Iterator[Event]:
@@ -192,9 +195,9 @@ def test_recorded_narration_is_shown_where_it_was_recorded(
             return Narrated(int(path.stem))
 
     monologue_plugins.register(Recorded(), name="turns")
-    for read_ahead in (1, 7, 1000):
+    for _ in range(3):
         view = Shown()
-        summary = replay(Driver(Path("30.jsonl"), view, recorded=True, read_ahead=read_ahead))
+        summary = replay(Driver(Path("30.jsonl"), view, recorded=True))
         assert summary.problem is None and summary.narratives == 30 // EVERY
         lines: list[str] = []
         for i in range(30):
@@ -205,7 +208,7 @@ def test_recorded_narration_is_shown_where_it_was_recorded(
 
 
 def test_turns_that_keep_their_events_do_not_stall_the_replay(
-    monologue_plugins: PluginSandbox,
+    monologue_plugins: PluginSandbox, batch: int
 ) -> None:
     # A narrator that keeps every other batch (an empty answer): no narrative wakes the
     # pump then, and the reading thread must kick it; the turns stay the same every run.
@@ -222,10 +225,9 @@ def test_turns_that_keep_their_events_do_not_stall_the_replay(
 
     monologue_plugins.register(Keeping(), name="turns")
     runs = []
-    for read_ahead in (1, 7, 1000, 1000):
+    for _ in range(4):
         view = Shown()
-        config = {"narrator": "turns"}
-        summary = replay(Driver(Path("60.jsonl"), view, config=config, read_ahead=read_ahead))
+        summary = replay(Driver(Path("60.jsonl"), view, config={"narrator": "turns"}))
         assert summary.problem is None
         runs.append(view.lines)
     assert all(lines == runs[0] for lines in runs)

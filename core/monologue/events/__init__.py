@@ -296,6 +296,20 @@ _ALL_FIELDS = _EveryField(
 _NO_EXTRAS = _NoExtras()
 
 
+class _Redacted(set[str]):
+    """The fields set of an event read from a recording that says it was redacted under the
+    rules in effect (:meth:`Event.recorded`): one per event, since assigning a field (which
+    pydantic notes here) may put back what redaction took out, and drops the mark."""
+
+    intact = True
+
+    def add(self, name: str) -> None:
+        self.intact = False  # every field is in the set already
+
+    def __copy__(self) -> set[str]:
+        return set(self)  # a copy (model_copy) is a plain event: redacted again
+
+
 class Event(BaseModel):
     """One thing that happened in a session. See docs/formats.md for the JSON shape."""
 
@@ -373,13 +387,36 @@ class Event(BaseModel):
         _set_private(event, None)
         return event
 
+    @classmethod
+    def recorded(cls, fields: dict[str, Any], extra: dict[str, Any], *, redacted: bool) -> Event:
+        """An event read back from a recording's line, built without validation from its
+        fields (every one of them, checked by the reader) and extra keys. ``redacted``: the
+        recording's header says its lines were redacted under the rules in effect, so this
+        event is not redacted again (:attr:`already_redacted`)."""
+        event = _new_model(cls)
+        _set_dict(event, fields)
+        _set_fields_set(event, _Redacted(_ALL_FIELDS) if redacted else _ALL_FIELDS)
+        _set_extra(event, extra)
+        _set_private(event, None)
+        return event
+
+    @property
+    def already_redacted(self) -> bool:
+        """Whether this event, as read from its recording, was redacted when it was written,
+        under the rules in effect (see :meth:`recorded`): the pipeline skips it. Never true of
+        an event built any other way, nor of a copy, nor once a field is assigned."""
+        fields = self.__pydantic_fields_set__
+        return type(fields) is _Redacted and fields.intact
+
     def redacted(self, line: str | None = None) -> Event:
         """This event with the secrets in its payload redacted: a copy when there are any,
         else the event itself. ``line`` is the event's JSON when the caller has made it: the
         pre-check then reads only its payload's part (the last field), which most events
         pass; without it, the payload's ``repr`` (for the pre-check the JSON form's twin:
         the same keys and strings, quoted with ``'`` or ``"``, which its patterns accept
-        alike)."""
+        alike). An event :attr:`already_redacted` is the event itself, unread."""
+        if self.already_redacted:
+            return self
         data = self.data
         if not may_contain_secret(repr(data) if line is None else line[line.find(',"data":') :]):
             return self

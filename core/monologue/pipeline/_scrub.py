@@ -10,6 +10,7 @@ only the events it suspects are checked and redacted one by one (:meth:`Event.re
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 
 import orjson
 
@@ -19,6 +20,7 @@ from monologue.redact import secret_suspects
 __all__ = ["event_json", "scrub"]
 
 _SERIALIZER = Event.__pydantic_serializer__
+_ALREADY_REDACTED = attrgetter("already_redacted")
 
 
 def event_json(event: Event) -> str | None:
@@ -43,7 +45,11 @@ def scrub(events: Sequence[Event]) -> list[tuple[Event, str | None]]:
     """Each event with the secrets in its payload redacted (the event itself when it has
     none), and its JSON line when that is the line of the event returned (``None`` when
     redaction made a copy, or JSON cannot hold the event: the recorder then makes the line
-    safe itself)."""
+    safe itself). Events :attr:`~Event.already_redacted` (read from a recording redacted
+    under the rules in effect, a replay's) are returned as they are, without a line (a
+    recorder makes its own), when the whole batch is."""
+    if all(map(_ALREADY_REDACTED, events)):
+        return [(event, None) for event in events]
     lines = [event_json(event) for event in events]
     payloads = [
         repr(event.data) if line is None else line[line.find(',"data":') :]

@@ -15,6 +15,11 @@ redacted and each event within its size budget (:func:`max_event_bytes`);
 :func:`record_setting` and :func:`recording_path` are the settings every recorder and viewer
 agree on. Durability (when lines reach the disk) is the recorder plugin's job.
 
+Redaction: the header names the rules the lines were redacted under
+(:func:`redaction_rules`). Reading a recording whose every header names the rules in effect,
+the events are marked :attr:`~monologue.events.Event.already_redacted` and a session's
+pipeline does not redact them again; any other file's events are redacted as any event is.
+
 Nothing heavy is imported at module level: recorder plugins import this module whenever
 ``monologue`` starts.
 """
@@ -38,6 +43,7 @@ from ._reading import (
     read_header,
     read_recording,
 )
+from ._rules import redaction_rules
 from ._tail import LineTail, line_too_long
 
 if TYPE_CHECKING:
@@ -68,6 +74,7 @@ __all__ = [
     "read_recording",
     "record_setting",
     "recording_path",
+    "redaction_rules",
 ]
 
 log = logging.getLogger("monologue.recording")
@@ -101,10 +108,15 @@ def recording_path(config: MonologueConfig, session_id: str) -> Path:
 
 
 def header_line(session: Session) -> str:
-    """The first line of ``session``'s recording (without its newline); ``meta`` redacted."""
+    """The first line of ``session``'s recording (without its newline); ``meta`` redacted,
+    and the :func:`redaction_rules` its lines are redacted under named."""
     from monologue.events import RecordingHeader, utcnow
 
-    extra: dict[str, Any] = {"task_id": session.task_id} if session.task_id else {}
+    # The rules its lines are redacted under (event_line): a reader under the same rules
+    # need not redact them again.
+    extra: dict[str, Any] = {"redaction": redaction_rules()}
+    if session.task_id:
+        extra["task_id"] = session.task_id
     header = RecordingHeader(
         session_id=session.id,
         agent=session.agent,

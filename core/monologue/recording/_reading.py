@@ -16,6 +16,7 @@ import orjson
 from monologue.errors import EventValidationError, RecordingError
 from monologue.lines import MAX_LINE_BYTES
 
+from ._rules import redaction_rules
 from ._tail import line_too_long
 
 if TYPE_CHECKING:
@@ -87,18 +88,19 @@ def _required_keys(kind: str) -> frozenset[str]:
     return frozenset(name for name, info in model.model_fields.items() if info.is_required())
 
 
-def _constructor(event_class: type[Event]) -> Callable[[bytes], Event | None]:
+def _constructor(event_class: type[Event], redacted: bool) -> Callable[[bytes], Event | None]:
     """Builds the event a recording's line holds without validation; ``None`` when the line
     does not have the shape a recorder writes (then the validator decides, and says why).
+    ``redacted``: the recording's header says its lines were redacted under the rules in
+    effect, and its events are marked so (:meth:`Event.recorded`).
 
     A recorder writes validated events, so re-validating every payload on the way back costs
     most of a replay and finds nothing. What is checked is what a damaged or hand-edited
     line could get wrong and what the pipeline relies on: JSON, an object, the field types,
     an aware time, the payload's required keys, and who may see the event.
     """
-    loads, parse_ts, new = orjson.loads, datetime.fromisoformat, event_class.__new__
+    loads, parse_ts, recorded = orjson.loads, datetime.fromisoformat, event_class.recorded
     required: dict[str, frozenset[str]] = {}  # by type, filled as types appear
-    setattr_ = object.__setattr__
 
     def construct(line: bytes) -> Event | None:
         try:
@@ -139,12 +141,7 @@ def _constructor(event_class: type[Event]) -> Callable[[bytes], Event | None]:
             and data.keys() >= needed
         ):
             return None
-        event = new(event_class)
-        setattr_(event, "__dict__", fields)
-        setattr_(event, "__pydantic_fields_set__", set(_FIELDS))
-        setattr_(event, "__pydantic_extra__", extra)
-        setattr_(event, "__pydantic_private__", None)
-        return event
+        return recorded(fields, extra, redacted=redacted)
 
     return construct
 
@@ -180,7 +177,10 @@ class RecordingDecoder:
         self.skipped = 0
         """Bad lines skipped so far (never counts when strict)."""
         self.header: RecordingHeader | None = None
-        self.construct = _constructor(Event)
+        self.redacted = False
+        """Whether every header read so far says the lines were redacted under the rules in
+        effect (:func:`redaction_rules`): then the events are read as already redacted."""
+        self.construct = _constructor(Event, redacted=False)
         """The event a recorder's line holds, unvalidated; ``None`` for any other line."""
         # The pydantic validator itself, for a line the fast path does not take: its error
         # wording names the field, and Event.from_json's layers above it cost on every line.
@@ -211,9 +211,18 @@ class RecordingDecoder:
         """
         if self.header is None:
             self.header = self._read_header(lineno, raw)
+            self._trust(self.header)
             return None
         if raw.startswith(HEADER_PREFIX):
-            # Another process recorded a session with the same id into this file.
+            # Another process recorded a session with the same id into this file; its lines
+            # are read as redacted only if it used the same rules too.
+            if self.redacted:
+                from monologue.events import RecordingHeader
+
+                try:
+                    self._trust(RecordingHeader.from_json(raw))
+                except EventValidationError:
+                    self._trust(None)
             return None
         event = self.construct(raw)
         if event is not None:
@@ -235,6 +244,16 @@ class RecordingDecoder:
         self.bad_line(lineno, problem)
         return None
 
+    def _trust(self, header: RecordingHeader | None) -> None:
+        """Read the next events as already redacted while every header says so."""
+        extra = (header.model_extra or {}) if header is not None else {}
+        trusted = extra.get("redaction") == redaction_rules()
+        if trusted != self.redacted:
+            from monologue.events import Event
+
+            self.redacted = trusted
+            self.construct = _constructor(Event, redacted=trusted)
+
     def _read_header(self, lineno: int, raw: bytes) -> RecordingHeader:
         from monologue.events import FORMAT_VERSION, RecordingHeader
 
@@ -251,6 +270,10 @@ class RecordingDecoder:
                 f"(format {FORMAT_VERSION}); upgrade monologue-core",
             )
         return header
+
+
+def _no_event(line: bytes) -> None:
+    """The fast path before the header is read: nothing."""
 
 
 def _skip_rest_of_line(stream: IO[bytes]) -> None:
@@ -291,7 +314,8 @@ class RecordingReader:
             raise RecordingError(decoder.name, None, problem) from None
         self._stream = stream
         with stream:
-            decode, construct = decoder.decode, decoder.construct
+            decode = decoder.decode
+            construct: Callable[[bytes], Event | None] = _no_event
             readline = stream.readline
             lineno = 0
             while raw := readline(MAX_LINE_BYTES + 1):
@@ -301,10 +325,12 @@ class RecordingReader:
                     _skip_rest_of_line(stream)
                     continue
                 # The common line, a recorded event, straight to the fast path; a header, a
-                # blank or a bad line through decode, which tells them apart.
-                event = construct(raw) if lineno > 1 else None
+                # blank or a bad line through decode, which tells them apart (and, reading a
+                # header, decides how the next lines are built).
+                event = construct(raw)
                 if event is None:
                     event = decode(lineno, raw)
+                    construct = decoder.construct
                 if event is not None:
                     yield event
         if decoder.header is None:

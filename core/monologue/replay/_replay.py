@@ -12,25 +12,28 @@ and nothing is dropped, whatever the narrator's latency, and each turn covers th
 events on every run. ``speed=1`` follows the recorded timestamps, ``speed=N`` goes N times
 faster, and a gap never lasts more than ``max_gap_s`` of wall time.
 
-An instant replay feeds its events from the session's pipeline thread (an idle callback,
-:meth:`Driver._pump`): the reading thread reads up to ``read_ahead`` events into an inbox,
-and the pump dispatches them there, each at once, in place, the next following unless the
-last one asked for a narration turn. Waiting for the pipeline from the reading thread after
-every event instead cost two thread hand-offs per event, most of the replay's time; and two
-threads taking turns at the interpreter lock for every event (a reader putting, the
-pipeline taking) cost about as much as the pipeline's own work. Now the reading thread
-sleeps while the pump works: it wakes when the inbox is empty, or when the pump has not
-moved for :data:`STALL_CHECK_S`, to see whether it is stuck (after a turn that ended
-without a narrative, which nothing else would tell the pump), never at each turn.
+An instant replay reads and feeds its events on the session's pipeline thread (an idle
+callback, :meth:`Driver._pump`): the pump takes the source's next event and dispatches it
+there, at once, in place, the next following unless the last one asked for a narration
+turn. Each event is read when it is dispatched, none ahead. Waiting for the pipeline from
+the reading thread after every event instead cost two thread hand-offs per event, most of
+the replay's time; reading ahead into an inbox for the pipeline thread to take cost the
+processor's caches and the garbage collector more than the reading itself (a thousand
+events waiting: 12 µs an event, against 4.5 µs to read one and let it go). The calling
+thread starts the session and then sleeps while the pump works: it wakes when the source
+is done, when the pump stops after :data:`PUMP_BATCH` events, or when the pump has not moved
+for :data:`STALL_CHECK_S`, to see whether it is stuck (after a turn that ended without a
+narrative, which nothing else would tell the pump), never at each turn.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 import time
-from collections import Counter, OrderedDict, deque
-from collections.abc import Callable
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -57,11 +60,15 @@ NARRATION_TYPES: Final = frozenset({"narrative", "narration_suppressed", "summar
 """What a narrator and its gate produced: replayed as recorded, or produced anew."""
 _REMEMBERED_TIMES: Final = 4096
 """Recorded times kept by event id, to date narratives by the last event they cover."""
-INBOX_SIZE: Final = 1000
-"""Events an instant replay reads ahead before it waits for the pipeline."""
+PUMP_BATCH: Final = 1000
+"""Events the pump dispatches before it lets the pipeline run anything else queued."""
 STALL_CHECK_S: Final = 0.002
 """How long the pump may go without dispatching an event before the reading thread, waiting
 for it, checks whether it is stuck."""
+QUIET_CHECK_S: Final = 0.25
+"""The same without a narrator, whose pump never stalls: each look takes the interpreter
+lock from the pump, which then waits for it (up to the switch interval, 5 ms, and longer on
+a busy machine), so the reading thread looks seldom."""
 
 
 def renamed(problem: RecordingError, read: Path, name: Path) -> str:
@@ -202,9 +209,6 @@ class Driver:
     source_format: str | None = None
     """Who read the source (``monologue``, or a reader plugin's name): kept in the meta."""
     max_gap_s: float = MAX_GAP_S
-    read_ahead: int = INBOX_SIZE
-    """Events an instant replay takes in before it waits for them to be dispatched and
-    narrated (1 for a followed file, whose events must show as they arrive)."""
     sleep: Callable[[float], None] = time.sleep
     tally: Tally = field(default_factory=Tally, init=False)
     session: Session | None = field(default=None, init=False)
@@ -221,12 +225,14 @@ class Driver:
     _wait_turns: bool = field(default=False, init=False)
     """Feed the events from the pipeline thread, waiting for each narration turn before the
     next event (instant replays)."""
-    _inbox: deque[Event] = field(default_factory=deque, init=False)
-    """Events read and not yet dispatched (instant replays)."""
+    _source: Iterator[Event] | None = field(default=None, init=False)
+    """The events not yet dispatched (instant replays); ``None`` once done or stopped."""
     _feeding: threading.Lock = field(default_factory=threading.Lock, init=False)
-    """Held by whoever dispatches from the inbox: the pump, or a kick."""
+    """Held by whoever takes from the source: the pump, or a kick."""
     _fed: threading.Condition = field(default_factory=threading.Condition, init=False)
-    """Notified by the pump when it has emptied the inbox (or failed)."""
+    """Notified by the pump when the source is done (or failed), or it paused."""
+    _paused: bool = field(default=False, init=False)
+    """The pump stopped after :data:`PUMP_BATCH` events, for the calling thread to kick."""
     _kicked_at: float = field(default=0.0, init=False)
     _pumped: int = field(default=0, init=False)
     """Events the pump has dispatched: it moved while the reader waited, so not settled."""
@@ -243,20 +249,57 @@ class Driver:
         if self.speed < 0:
             raise ValueError(f"speed must be 0 (instant) or more, not {self.speed}")
 
-    def feed(self, event: Event, agent: str | None = None) -> None:
-        """One event of the source; ``agent`` names the session when the first arrives."""
+    def run(self, events: Iterable[Event], agent: str | None = None) -> None:
+        """Dispatch ``events`` in order, and return when they have been (and, instantly,
+        narrated); ``agent`` names the session when the first arrives. An instant replay
+        reads them on the pipeline thread (:meth:`_pump`); an exception reading them is
+        raised here."""
+        source = iter(events)
         session = self.session
         if session is None:
-            session = self.session = self._start(event, agent or event.agent or "agent")
+            first = next(source, None)
+            if first is None:
+                return
+            session = self.session = self._start(first, agent or first.agent or "agent")
+            source = itertools.chain((first,), source)
+        self._source = source
+        if not self._wait_turns:
+            while self._next(session):
+                pass
+            return
+        self._settle(session)
+
+    def feed(self, event: Event, agent: str | None = None) -> None:
+        """One event, read elsewhere (a followed file): dispatched, and narrated when
+        instant, before this returns."""
+        self.run((event,), agent)
+
+    def _next(self, session: Session) -> bool:
+        """Read the source's next event, count it and dispatch it: recorded narration only
+        when shown as recorded; a completion is held back until an agent event follows it.
+        ``False`` when the source is done (or the replay was stopped). Instant replays call
+        it with :attr:`_feeding` held."""
+        source = self._source
+        event = None if source is None else next(source, None)
+        if event is None:
+            self._source = None
+            return False
         self.tally.count(event)
-        if self.held is not None and event.type not in NARRATION_TYPES:
+        kind = event.type
+        if kind in NARRATION_TYPES:
             # Narration recorded after the completion is about it: the run may still end.
-            held, self.held = self.held, None
-            self._dispatch(session, held)
-        if event.type == "completion":
+            if self.recorded:
+                self._show(session, event)
+            return True
+        held = self.held
+        if held is not None:
+            self.held = None
+            self._show(session, held)
+        if kind == "completion":
             self.held = event
         else:
-            self._dispatch(session, event)
+            self._show(session, event)
+        return True
 
     def close(self, skipped_lines: int = 0, stopped: bool = False) -> None:
         """End the session (final narration included), with the held completion's result.
@@ -297,10 +340,9 @@ class Driver:
         self._check_recorded(session)
 
     def interrupt(self) -> None:
-        """Forget the events read ahead and not dispatched yet: a replay stopped by the user
-        (Ctrl-C) closes at once, not after narrating up to ``read_ahead`` more events."""
-        with self._feeding:
-            self._inbox.clear()
+        """Dispatch no more events: a replay stopped by the user (Ctrl-C) closes at once.
+        The pump sees it at its next event (no lock: it may hold it for a while)."""
+        self._source = None
 
     def summary(self, **fields: Any) -> ReplaySummary:
         session = self.session
@@ -372,20 +414,9 @@ class Driver:
             session.when_idle(self._pump)
         return session
 
-    def _dispatch(self, session: Session, event: Event) -> None:
-        if event.type in NARRATION_TYPES and not self.recorded:
-            return
+    def _show(self, session: Session, event: Event) -> None:
         if self.speed:
             self._pace(event.ts)
-        if self._wait_turns:
-            # Recorded narration too: it must follow the events read before it.
-            self._inbox.append(event)
-            if len(self._inbox) >= self.read_ahead:
-                self._settle(session)
-            return
-        self._show(session, event)
-
-    def _show(self, session: Session, event: Event) -> None:
         if event.type in NARRATION_TYPES:  # recorded (``recorded``): shown as it was
             event = session.dispatch(event)
             self.tally.cost.add(event)
@@ -402,19 +433,19 @@ class Driver:
         self.view.event(session.dispatch(event))
 
     def _settle(self, session: Session) -> None:
-        """Wait (on the reading thread) until the inbox has been dispatched and narrated.
+        """Wait (on the calling thread) until the source has been dispatched and narrated.
 
         The pump stops at each turn and goes on when the turn's narrative has been through
-        the pipeline. Where nothing wakes it (an inbox just filled, a turn that kept its
-        events, a narrator that timed out), the pipeline is idle and this thread dispatches
-        the next event itself (a kick), after which the pump takes over again. While the
-        pump moves, this thread sleeps until it has emptied the inbox; it looks whether the
-        pump is stuck only once it has not moved for :data:`STALL_CHECK_S`: waiting for
-        the session at each turn would wake it several times a turn."""
+        the pipeline. Where nothing wakes it (a source just given, a batch done, a turn that
+        kept its events, a narrator that timed out), the pipeline is idle and this thread
+        dispatches the next event itself (a kick), after which the pump takes over again.
+        While the pump moves, this thread sleeps until the source is done; it looks whether
+        the pump is stuck only once it has not moved for :data:`STALL_CHECK_S`: waiting
+        for the session at each turn would wake it several times a turn."""
         moving = False
         while True:
             if moving:
-                self._wait_fed()
+                self._wait_fed(session.narrator is not None)
             pumped = self._pumped
             session.wait_idle()
             if self._failure is not None:
@@ -423,44 +454,58 @@ class Driver:
             if self._pumped != pumped:
                 moving = True  # the pump fed events meanwhile: a turn may be pending again
                 continue
-            if not self._inbox:
+            if self._source is None:
                 return
             with self._feeding:
                 self._kicked_at = time.monotonic()
-                self._show(session, self._inbox.popleft())
+                self._paused = False
+                self._next(session)
             moving = True
 
-    def _wait_fed(self) -> None:
-        """Sleep until the pump has emptied the inbox (or failed), or has dispatched nothing
-        for :data:`STALL_CHECK_S`."""
+    def _wait_fed(self, narrated: bool) -> None:
+        """Sleep until the pump is done with the source (or failed) or paused, or has
+        dispatched nothing for :data:`STALL_CHECK_S` (``narrated``: a turn may end without
+        a narrative, which nothing tells the pump) or :data:`QUIET_CHECK_S`."""
+        timeout = STALL_CHECK_S if narrated else QUIET_CHECK_S
         with self._fed:
             pumped = None
-            while self._inbox and self._failure is None and self._pumped != pumped:
+            while (
+                self._source is not None
+                and self._failure is None
+                and not self._paused
+                and self._pumped != pumped
+            ):
                 pumped = self._pumped
-                self._fed.wait(STALL_CHECK_S)
+                self._fed.wait(timeout)
 
     def _pump(self) -> None:
-        """On the pipeline thread, whenever it is idle: dispatch inbox events (each runs at
-        once, in place) until one asks for a narration turn."""
+        """On the pipeline thread, whenever it is idle: read and dispatch events (each runs
+        at once, in place) until one asks for a narration turn, for at most
+        :data:`PUMP_BATCH` events."""
         session = self.session
-        if session is None or not self._inbox:
+        if session is None or self._source is None:
             return
         with self._feeding:
             # A kick still queued behind something else must run first, or order breaks.
             if (session.last_event_at or 0.0) < self._kicked_at:
                 return
-            inbox = self._inbox
             # With no narrator nothing ever asks for a turn: no need to ask at each event.
             quiet = self._quiet if session.narrator is not None else None
+            take = self._next
+            paused = False
             try:
-                while inbox and (quiet is None or quiet(session)):
-                    self._show(session, inbox.popleft())
+                for _ in range(PUMP_BATCH):
+                    if not ((quiet is None or quiet(session)) and take(session)):
+                        break
                     self._pumped += 1
+                else:
+                    paused = True  # the calling thread kicks it on, after what waits ran
             except BaseException as exc:
                 self._failure = exc
-                inbox.clear()
-            if not inbox:
+                self._source = None
+            if self._source is None or paused:
                 with self._fed:
+                    self._paused = paused
                     self._fed.notify()
 
     def _quiet(self, session: Session) -> bool:
@@ -522,8 +567,7 @@ def replay(
             agent = getattr(events, "agent", None)
             if progress is not None:
                 progress.start_progress(path.stat().st_size, getattr(events, "position", None))
-            for event in events:
-                driver.feed(event, agent)
+            driver.run(events, agent)
         except RecordingError as exc:
             problem = renamed(exc, path, driver.path)
         except BaseException:

@@ -88,8 +88,8 @@ class Watch:
         return self.spool.path if self.spool is not None else self.path
 
     def run(self) -> ReplaySummary:
-        # Each event is shown (and narrated) as it arrives, not read ahead.
-        driver = Driver(self.path, self.view, config=self.config, read_ahead=1)
+        # Each event is shown (and narrated) as it arrives (Driver.feed).
+        driver = Driver(self.path, self.view, config=self.config)
         parser: LineParser | None = None
         reader: str | None = None
         problem: str | None = None
