@@ -91,19 +91,25 @@ class PluginSandbox:
     def replay(
         self, source: Iterable[Event] | Path, agent: str = "replayed", **config: Any
     ) -> Replayed:
-        """Feed ``source`` (events, or a file read by whichever reader recognises it) to a
-        fresh session as an instant ``monologue replay`` does (waiting for each narration
-        turn; the session's close completes it): what was read, dispatched and narrated, to
-        check what each narrative covers."""
+        """Feed ``source`` (events, or a file read by whichever reader recognises it: the
+        core for a monologue recording, else this sandbox's readers) to a fresh session as
+        an instant ``monologue replay`` does (waiting for each narration turn; the session's
+        close completes it): what was read, dispatched and narrated, to check what each
+        narrative covers."""
+        from monologue.recording import open_session
+        from monologue.replay._replay import NARRATION_TYPES
+
         replayed = Replayed()
         if isinstance(source, Path):
-            events, replayed.reader = self.hooks.open_session(source)
+            events, replayed.reader = open_session(source, self.hooks)
         else:
             events = source
         with self.session(agent, **config) as session:
             session.subscribe(replayed.narratives.append)
             for event in events:
-                if event.type != "completion":
+                # A recording's own narration is left out, as monologue replay leaves it,
+                # for the narrator in effect to narrate anew.
+                if event.type != "completion" and event.type not in NARRATION_TYPES:
                     replayed.events.append(session.dispatch(event))
                     session.wait_idle(30)
         return replayed
