@@ -173,9 +173,13 @@ class EventFlow:
                 log.exception("the pipeline failed on a %s event", event.type)
 
     def _run_event(self, event: Event) -> Event:
-        """One event's way through the session, on the pipeline thread; returns the event
-        as the hooks saw it (redacted)."""
-        self._name_results((event,))
+        """One event's way through the session, on the pipeline thread (an event put there,
+        as an instant replay puts each one it reads); returns the event as the hooks saw it
+        (redacted)."""
+        if event.already_redacted:  # nothing to name either: it was named when recorded
+            return self._run_scrubbed(event, None)
+        if event.type == "tool_result":
+            self._name_results((event,))
         ((event, line),) = scrub((event,))
         return self._run_scrubbed(event, line)
 

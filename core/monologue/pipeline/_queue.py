@@ -81,9 +81,14 @@ class Pipeline:
     """One session's queue and the thread that runs it."""
 
     def __init__(
-        self, name: str, handle: Callable[[list[Event]], object], size: int | None = None
+        self,
+        name: str,
+        handle: Callable[[list[Event]], object],
+        handle_one: Callable[[Event], object],
+        size: int | None = None,
     ) -> None:
         self._handle = handle
+        self._handle_one = handle_one
         self._size = QUEUE_SIZE if size is None else size
         self._lock = threading.Lock()
         self._ready = threading.Condition(self._lock)  # the thread waits for items
@@ -118,7 +123,7 @@ class Pipeline:
         """Queue ``event`` (waiting for room if the queue is full); ``False`` once the
         pipeline has stopped taking items. On the pipeline thread, it runs at once."""
         if get_ident() == self._ident:
-            self._handle([event])
+            self._handle_one(event)
             return True
         with self._lock:
             if self._stopping:

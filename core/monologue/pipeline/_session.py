@@ -211,7 +211,7 @@ class Session(EventFlow):
         if self._status != "new":
             return self
         hooks = self.hooks  # the active plugin manager is the caller's: resolve it here
-        pipeline = Pipeline(f"monologue-pipeline-{self.id}", self._run_events)
+        pipeline = Pipeline(f"monologue-pipeline-{self.id}", self._run_events, self._run_event)
         try:
             pipeline.call(lambda: self._start_on_pipeline(hooks, pipeline))
         except BaseException:
