@@ -407,7 +407,7 @@ class Driver:
         session.subscribe(self._narrated)
         session.start()
         # Instant replays are fed from the pipeline thread, narrated or not: with no
-        # narrator, the pump simply never stops before the inbox is empty.
+        # narrator, the pump simply never stops before the source is done.
         self._wait_turns = not self.speed
         self._dated = session.narrator is not None or self.recorded
         if self._wait_turns:
