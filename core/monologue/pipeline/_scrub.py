@@ -1,7 +1,7 @@
 """Redaction of the events a session's pipeline takes, a batch at a time, before any hook or
 sink sees them.
 
-Each event is serialized once, here: the recorder writes that same line
+Each event is serialized once, here (:meth:`Event.to_json`): the recorder writes that same line
 (:func:`~monologue.lines.remember_line`). The secrets pre-check reads the payload's part of
 each line, all of a batch's lines in one search (:func:`~monologue.redact.secret_suspects`);
 only the events it suspects are checked and redacted one by one (:meth:`Event.redacted`).
@@ -12,32 +12,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from operator import attrgetter
 
-import orjson
-
 from monologue.events import Event
 from monologue.redact import secret_suspects
 
-__all__ = ["event_json", "scrub"]
+__all__ = ["scrub"]
 
-_SERIALIZER = Event.__pydantic_serializer__
 _ALREADY_REDACTED = attrgetter("already_redacted")
 
 
-def event_json(event: Event) -> str | None:
-    """``event.model_dump_json()``, or ``None`` for an event JSON cannot hold.
-
-    A plain event (no subclass, no extra fields) is written by orjson from its fields, in
-    their declared order: the same line (``tests/test_scrub.py`` holds them to it), in about
-    a third of the time. A value orjson does not know (a set, bytes, a model) goes through
-    pydantic, as before."""
-    if type(event) is Event and not event.__pydantic_extra__:
-        try:
-            return orjson.dumps(vars(event), option=orjson.OPT_UTC_Z).decode()
-        except TypeError:  # orjson.JSONEncodeError: a type it does not serialize
-            pass
+def _line(event: Event) -> str | None:
     try:
-        return _SERIALIZER.to_json(event).decode()
-    except ValueError:
+        return event.to_json()
+    except ValueError:  # JSON cannot hold it: the recorder makes it safe
         return None
 
 
@@ -50,7 +36,7 @@ def scrub(events: Sequence[Event]) -> list[tuple[Event, str | None]]:
     recorder makes its own), when the whole batch is."""
     if all(map(_ALREADY_REDACTED, events)):
         return [(event, None) for event in events]
-    lines = [event_json(event) for event in events]
+    lines = [_line(event) for event in events]
     payloads = [
         repr(event.data) if line is None else line[line.find(',"data":') :]
         for event, line in zip(events, lines, strict=True)

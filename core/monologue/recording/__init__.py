@@ -132,21 +132,21 @@ def event_line(
 ) -> str:
     """The event as one JSON line of at most ``max_bytes`` (UTF-8): secrets redacted,
     unserialisable values made safe, an event over the budget cut to fit and marked
-    (``data["_truncated"]``). The common case is one ``model_dump_json`` and one fast secret
+    (``data["_truncated"]``). The common case is one ``to_json`` and one fast secret
     pre-check; none with ``redacted`` (a session's pipeline redacted the event already, and
     the line it made of it is reused)."""
     line = remembered_line(event) if redacted else None
     if line is not None:
         return fit_line(event, line, max_bytes)
     try:
-        line = event.model_dump_json()
+        line = event.to_json()
     except ValueError:  # an object JSON cannot hold, or a lone surrogate in a string
         event = event.model_copy(update={"data": json_safe(event.data)})
-        line = event.model_dump_json()
+        line = event.to_json()
     if not redacted:
         clean = event.redacted(line)
         if clean is not event:
-            event, line = clean, clean.model_dump_json()
+            event, line = clean, clean.to_json()
     return fit_line(event, line, max_bytes)
 
 
