@@ -15,6 +15,7 @@ last id, inclusive.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field, fields
 from datetime import datetime
@@ -114,14 +115,19 @@ class Fold:
             else:
                 data.ids_complete = False
                 data.ids = []
-        _bump(data.types, event.type)
+        kind = event.type
+        types = data.types
+        if kind in types:
+            types[kind] += 1
+        else:
+            _bump(types, kind)
         payload = event.data
-        if event.type == "tool_call":
+        if kind == "tool_call":
             _bump(data.tools, str(payload.get("tool_name")))
             tool_input = payload.get("input")
             if isinstance(tool_input, dict):
                 self._tool_call(str(payload.get("tool_name")), tool_input)
-        elif (event.type == "tool_result" and payload.get("is_error")) or event.type == "error":
+        elif (kind == "tool_result" and payload.get("is_error")) or kind == "error":
             data.errors += 1
             if len(data.error_samples) < ERROR_LIMIT:
                 message = as_text(payload.get("message") or payload.get("output"))
@@ -228,9 +234,21 @@ def _first(tool_input: dict[str, Any], keys: tuple[str, ...]) -> str:
     """The first non-blank string under ``keys``, on one line and truncated; else ``""``."""
     for key in keys:
         value = tool_input.get(key)
-        if isinstance(value, str) and value.strip():
-            return truncate(" ".join(value.split()), TEXT_LIMIT)
+        if isinstance(value, str):
+            name = _one_line(value) if len(value) <= _CACHED_CHARS else _clean(value)
+            if name:
+                return name
     return ""
+
+
+def _clean(value: str) -> str:
+    return truncate(" ".join(value.split()), TEXT_LIMIT)
+
+
+# An agent names the same few files and commands again and again, and a flood of events folds
+# each of them: a short name is looked up, not cleaned again (long ones are not kept).
+_CACHED_CHARS = 512
+_one_line = functools.lru_cache(maxsize=1024)(_clean)
 
 
 def _bump(counts: dict[str, int], name: str, by: int = 1) -> None:

@@ -77,7 +77,12 @@ class PendingBuffer(Sequence["Event"]):
         events = self._events
         events.append(event)
         if len(events) > self._cap:
-            self._enforce_cap()
+            if self._warned and len(events) == self._cap + 1:
+                # At the cap, each new event folds the oldest: the common case under a flood.
+                self._fold.add(events.pop(0))
+                self.folded += 1
+            else:
+                self._enforce_cap()
 
     def only(self, kind: str) -> bool:
         """True when every buffered event (if any) is of type ``kind``."""
