@@ -1,7 +1,8 @@
 """One recording file: whole lines, appended in batches, safe across threads and processes.
 
-Lines are collected under a lock and written with one ``os.write`` per batch on a descriptor
-opened with ``O_APPEND``: the kernel appends each write whole, so threads and processes that
+Lines wait in a deque (appended by the session's pipeline thread, with no lock: a session's
+events come from that one thread) and are written under a lock, by that thread or the
+flusher's, with one ``os.write`` per batch on a descriptor opened with ``O_APPEND``: the kernel appends each write whole, so threads and processes that
 share a file never interleave partial lines, and a process killed between two writes leaves
 only complete lines behind. The durability policy says how often a batch is written and
 whether it is fsync'ed (see :data:`POLICIES` and docs/formats.md).
@@ -22,12 +23,13 @@ import os
 import threading
 import time
 import weakref
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from monologue.files import make_private_folder
-from monologue.lines import DEFAULT_MAX_EVENT_BYTES
+from monologue.lines import DEFAULT_MAX_EVENT_BYTES, remembered_line
 from monologue.recording import event_line
 
 if TYPE_CHECKING:
@@ -80,10 +82,13 @@ class RecordingFile:
         """Every event line is cut to fit this (see :func:`monologue.recording.event_line`)."""
         self.error: OSError | None = None
         """The first failure; the recording stopped there."""
-        self._lock = threading.Lock()
-        self._lines: list[str] = []
+        self._lock = threading.Lock()  # held for a write
+        self._waiting: deque[str] = deque()
         self._chars = 0
         self._fd: int | None = None
+        # An event's line is made by the pipeline, which redacted it; only one longer than a
+        # quarter of the budget (in characters) may be over it in bytes, and is measured.
+        self._short = max_event_bytes // 4
 
     def open(self, header: str) -> bool:
         """Create the file (0600, in folders created 0700) and write the header line;
@@ -96,7 +101,7 @@ class RecordingFile:
             self._fail(exc)
             return False
         with self._lock:
-            self._lines.append(header + "\n")
+            self._waiting.append(header)
             self._write_locked()
         if self._fd is not None:
             _open_files.add(self)
@@ -104,22 +109,26 @@ class RecordingFile:
 
     def append_event(self, event: Event) -> None:
         """Queue one event's line, within the size budget. Events come from a session's
-        pipeline, which redacted them before any hook saw them."""
-        self.append(event_line(event, self.max_event_bytes, redacted=True))
+        pipeline, which redacted them before any hook saw them and made their line."""
+        line = remembered_line(event)
+        if line is None or len(line) > self._short:
+            line = event_line(event, self.max_event_bytes, redacted=True)
+        self.append(line)
 
     def append(self, line: str) -> None:
-        """Queue one line (without its newline); write it when the policy says so."""
+        """Queue one line (without its newline); write it when the policy says so. Called
+        from one thread (the session's pipeline); the flusher thread only writes."""
+        if self._fd is None:
+            return
+        waiting = self._waiting
+        waiting.append(line)
+        # The flusher's write may reset the count meanwhile: a batch is written early, never late.
+        self._chars += len(line)
         policy = self.policy
-        with self._lock:
-            if self._fd is None:
-                return
-            lines = self._lines
-            lines.append(line + "\n")
-            self._chars += len(line)
-            if len(lines) >= policy.max_events or self._chars >= policy.max_bytes:
-                self._write_locked()
-            elif len(lines) == 1 and policy.window_s is not None:
-                _flusher.schedule(self)
+        if len(waiting) >= policy.max_events or self._chars >= policy.max_bytes:
+            self.flush()
+        elif len(waiting) == 1 and policy.window_s is not None:
+            _flusher.schedule(self)
 
     def flush(self) -> None:
         with self._lock:
@@ -142,11 +151,13 @@ class RecordingFile:
         _open_files.discard(self)
 
     def _write_locked(self) -> None:
-        lines = self._lines
-        if not lines or self._fd is None:
+        waiting = self._waiting
+        if not waiting or self._fd is None:
             return
-        data = "".join(lines).encode("utf-8")
-        self._lines = []
+        # Only the lock's holder takes lines: what is appended meanwhile waits its turn.
+        lines = [waiting.popleft() for _ in range(len(waiting))]
+        lines.append("")
+        data = "\n".join(lines).encode("utf-8")
         self._chars = 0
         fd = self._fd
         view = memoryview(data)

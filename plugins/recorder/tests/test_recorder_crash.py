@@ -163,3 +163,28 @@ def test_threads_sharing_one_session_lose_no_event(
     events = list(read_recording(recording_of(record_dir, s.id)))
     for n in range(5):
         assert [e.data["seq"] for e in events if e.agent == f"t{n}"] == list(range(400))
+
+
+def test_lines_appended_while_the_flusher_writes_are_all_written_once_in_order(
+    tmp_path: Path,
+) -> None:
+    # The pipeline thread appends with no lock while the flusher thread takes lines to write
+    # under its lock: a window of a millisecond makes the two meet thousands of times.
+    policy = writer.Policy("test", 10**9, 1 << 30, 0.001, fsync_each=False, fsync_at_close=False)
+    path = tmp_path / "s.jsonl"
+    file = writer.RecordingFile(path, policy)
+    assert file.open('{"header": true}')
+    count = 30_000
+    switching = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch between any two bytecodes, or nearly
+    try:
+        for n in range(count):
+            file.append(json.dumps({"n": n}))
+            if n % 1000 == 0:
+                threading.Event().wait(0.002)  # the flusher writes between appends too
+    finally:
+        sys.setswitchinterval(switching)
+    file.close()
+    lines = path.read_text().splitlines()
+    assert lines[0] == '{"header": true}'
+    assert [json.loads(line)["n"] for line in lines[1:]] == list(range(count))
