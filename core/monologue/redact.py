@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -293,6 +294,12 @@ def secret_suspects(texts: Sequence[str]) -> set[int]:
     """The indexes of the ``texts`` that :func:`may_contain_secret` would pass (and, rarely,
     of one before them: a trigger may run on into the next text). One search over all the
     ASCII texts, joined: the pipeline's check of a batch of events."""
+    if not texts:
+        return set()
+    lowered = "\n".join(texts).lower()
+    if lowered.isascii():  # the common batch: lowered and searched whole, not text by text
+        starts = list(itertools.accumulate([len(text) + 1 for text in texts[:-1]], initial=0))
+        return _suspects_in(lowered.encode(), starts, list(range(len(texts))))
     suspects: set[int] = set()
     joined: list[str] = []
     which: list[int] = []
@@ -308,9 +315,15 @@ def secret_suspects(texts: Sequence[str]) -> set[int]:
         which.append(i)
         starts.append(at)
         at += len(lowered) + 1
-    if not joined:
-        return suspects
-    data = "\n".join(joined).encode()
+    if joined:
+        suspects |= _suspects_in("\n".join(joined).encode(), starts, which)
+    return suspects
+
+
+def _suspects_in(data: bytes, starts: list[int], which: list[int]) -> set[int]:
+    """The texts joined in ``data`` (lower-cased ASCII, each starting at its ``starts``) that
+    a trigger matches in, as their ``which`` indexes."""
+    suspects: set[int] = set()
     search = _ascii_triggers().search
     pos = 0
     while (found := search(data, pos)) is not None:
