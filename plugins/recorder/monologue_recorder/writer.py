@@ -224,8 +224,11 @@ class _Flusher:
     def schedule(self, file: RecordingFile) -> None:
         window = file.policy.window_s or 0.0
         with self._cond:
-            if file not in self._due:
-                self._due[file] = time.monotonic() + window
+            if file in self._due:
+                # Due already (its lines were written since, by the pipeline): the flusher
+                # will find them, or nothing, then; waking it now would only take the GIL.
+                return
+            self._due[file] = time.monotonic() + window
             if self._thread is None:
                 self._thread = threading.Thread(
                     target=self._run, name="monologue-recorder-flush", daemon=True
