@@ -244,6 +244,9 @@ class Driver:
     """The type of the last agent event dispatched (did the agent speak last?)."""
     _dated: bool = field(default=True, init=False)
     """Whether narratives will be shown, so the events' times are needed to date them."""
+    _in_place: bool = field(default=False, init=False)
+    """The pump runs each narration turn itself, right after the event that asked for it
+    (an instant replay whose narrator declares its calls quick work in this process)."""
 
     def __post_init__(self) -> None:
         if self.speed < 0:
@@ -411,6 +414,7 @@ class Driver:
         self._wait_turns = not self.speed
         self._dated = session.narrator is not None or self.recorded
         if self._wait_turns:
+            self._in_place = session.turns_in_place()
             session.when_idle(self._pump)
         return session
 
@@ -481,25 +485,21 @@ class Driver:
     def _pump(self) -> None:
         """On the pipeline thread, whenever it is idle: read and dispatch events (each runs
         at once, in place) until one asks for a narration turn, for at most
-        :data:`PUMP_BATCH` events."""
+        :data:`PUMP_BATCH` events. With turns in place, the pump runs each turn itself,
+        right after the event that asked for it (and first, one asked for while it was
+        away: by a kicked event, or a request a hook posted), and goes on."""
         session = self.session
-        if session is None or self._source is None:
+        in_place = self._in_place
+        if session is None or (self._source is None and not in_place):
             return
         with self._feeding:
-            # A kick still queued behind something else must run first, or order breaks.
-            if (session.last_event_at or 0.0) < self._kicked_at:
-                return
-            # With no narrator nothing ever asks for a turn: no need to ask at each event.
-            quiet = self._quiet if session.narrator is not None else None
-            take = self._next
             paused = False
             try:
-                for _ in range(PUMP_BATCH):
-                    if not ((quiet is None or quiet(session)) and take(session)):
-                        break
-                    self._pumped += 1
-                else:
-                    paused = True  # the calling thread kicks it on, after what waits ran
+                if in_place:
+                    session.take_turn()
+                # A kick still queued behind something else must run first, or order breaks.
+                if self._source is not None and (session.last_event_at or 0.0) >= self._kicked_at:
+                    paused = self._pump_batch(session)
             except BaseException as exc:
                 self._failure = exc
                 self._source = None
@@ -507,6 +507,24 @@ class Driver:
                 with self._fed:
                     self._paused = paused
                     self._fed.notify()
+
+    def _pump_batch(self, session: Session) -> bool:
+        """The pump's events, up to :data:`PUMP_BATCH`; whether it stopped there (paused)."""
+        in_place = self._in_place
+        # With no narrator nothing ever asks for a turn: no need to ask at each event.
+        quiet = self._quiet if session.narrator is not None and not in_place else None
+        take = self._next
+        for _ in range(PUMP_BATCH):
+            try:
+                if not ((quiet is None or quiet(session)) and take(session)):
+                    return False
+            finally:
+                if in_place:
+                    # Even when showing the event failed after its dispatch: a turn it asked
+                    # for and left waiting would take the completion of closing too.
+                    session.take_turn()
+            self._pumped += 1
+        return True  # the calling thread kicks it on, after what waits ran
 
     def _quiet(self, session: Session) -> bool:
         """No narration turn is asked for or running (``wait_idle(0)`` on the pipeline thread
