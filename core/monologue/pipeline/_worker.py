@@ -179,6 +179,8 @@ class NarrationWorker:
         """On the session's pipeline thread, when :attr:`in_place`: run the turn asked for, if
         any, here (the final turn, and any turn once closing began, stay on this worker's
         thread)."""
+        if self._requested is None:
+            return  # most events ask for none; requests are made on this thread (posted here)
         with self._cond:
             if self._requested is None or self._busy or self._stopping:
                 return

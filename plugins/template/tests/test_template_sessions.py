@@ -99,7 +99,6 @@ def test_idle_says_what_is_still_running(
         assert narrated[0].text.endswith(" s so far.")
 
 
-
 def test_it_declares_its_calls_quick_work_in_this_process(
     monologue_plugins: PluginSandbox, narrated: list[Event]
 ) -> None:
