@@ -8,7 +8,7 @@ narrator says is redacted before any sink or listener sees it."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -96,10 +96,9 @@ class Sink:
             self.narratives.append(event)
 
 
-@pytest.fixture
-def pool_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The reason of every turn submitted to the narrator pool."""
-    calls: list[str] = []
+def counting_pool(calls: list[str]) -> Callable[[], Any]:
+    """A stand-in for the worker's ``narrator_pool`` that notes in ``calls`` the reason of
+    every turn submitted to the pool, then submits it."""
     real = _worker.narrator_pool
 
     class Counting:
@@ -110,7 +109,14 @@ def pool_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         def abandon(self, future: Any) -> None:
             real().abandon(future)
 
-    monkeypatch.setattr(_worker, "narrator_pool", Counting)
+    return Counting
+
+
+@pytest.fixture
+def pool_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The reason of every turn submitted to the narrator pool."""
+    calls: list[str] = []
+    monkeypatch.setattr(_worker, "narrator_pool", counting_pool(calls))
     return calls
 
 

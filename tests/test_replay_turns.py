@@ -152,21 +152,32 @@ def test_ctrl_c_closes_at_once(monologue_plugins: PluginSandbox, in_place: bool)
     assert shown == [f"t{i}" for i in range(20) for _ in range(2)]
 
 
-def test_a_view_that_fails_on_the_pipeline_thread_fails_the_replay(
-    monologue_plugins: PluginSandbox, in_place: bool
-) -> None:
-    class Broken(Shown):
-        def event(self, event: Event) -> None:
-            if event.data.get("tool_use_id") == "t10":
-                raise BrokenPipeError("the terminal went away")
-            super().event(event)
+class Broken(Shown):
+    """A view whose terminal goes away when it is shown the event ``kind`` of ``use_id``."""
 
-    register(monologue_plugins, Plugins(), in_place)
-    view = Broken()
+    def __init__(self, kind: str, use_id: str) -> None:
+        super().__init__()
+        self.fails_on = (kind, use_id)
+
+    def event(self, event: Event) -> None:
+        if (event.type, event.data.get("tool_use_id")) == self.fails_on:
+            raise BrokenPipeError("the terminal went away")
+        super().event(event)
+
+
+def replay_failing(sandbox: PluginSandbox, in_place: bool, view: Broken) -> None:
+    register(sandbox, Plugins(), in_place)
     driver = Driver(Path("60.jsonl"), view, config={"narrator": "turns"})
     with pytest.raises(BrokenPipeError, match="terminal went away"):
         replay(driver)
     assert driver.session is not None and driver.session.closed
+
+
+def test_a_view_that_fails_on_the_pipeline_thread_fails_the_replay(
+    monologue_plugins: PluginSandbox, in_place: bool
+) -> None:
+    view = Broken("tool_call", "t10")
+    replay_failing(monologue_plugins, in_place, view)
     # Everything before the failing event was shown, in order; after it, only the final
     # narration of what was dispatched (closing narrates it), no later event.
     shown = len(expected(10))
@@ -179,17 +190,8 @@ def test_a_view_that_fails_on_the_event_that_asked_for_a_turn_leaves_that_turn_w
 ) -> None:
     # The turn was asked for when the event was dispatched, before the view failed on it:
     # it tells its own events, not the completion closing adds after them.
-    class Broken(Shown):
-        def event(self, event: Event) -> None:
-            if event.type == "tool_result" and event.data["tool_use_id"] == "t2":
-                raise BrokenPipeError("the terminal went away")
-            super().event(event)
-
-    register(monologue_plugins, Plugins(), in_place)
-    view = Broken()
-    driver = Driver(Path("60.jsonl"), view, config={"narrator": "turns"})
-    with pytest.raises(BrokenPipeError, match="terminal went away"):
-        replay(driver)
+    view = Broken("tool_result", "t2")
+    replay_failing(monologue_plugins, in_place, view)
     assert view.lines == ["t0", "t0", "t1", "t1", "t2", "said 6 events, results t0,t1,t2"]
 
 

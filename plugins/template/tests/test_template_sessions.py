@@ -103,6 +103,6 @@ def test_it_declares_its_calls_quick_work_in_this_process(
     monologue_plugins: PluginSandbox, narrated: list[Event]
 ) -> None:
     # So an instant replay runs its turns on its pipeline thread, with no narrator pool
-    # (tests/e2e/test_replay_in_place.py: the same narratives as on the pool).
+    # (tests/e2e/test_in_place_narratives.py: the same narratives as on the pool).
     s = monologue_plugins.session("coder")
     assert monologue_plugins.hooks.narrator_in_place("template", s.config) is True

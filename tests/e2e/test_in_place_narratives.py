@@ -24,6 +24,10 @@ from monologue.replay._replay import Driver, replay
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(ROOT / "tests"))
+
+from test_replay_in_place import counting_pool  # noqa: E402
+
 from benchmarks.bench_replay import record_session  # noqa: E402
 from benchmarks.defaults import default_plugins  # noqa: E402
 
@@ -64,23 +68,14 @@ def told(path: Path, monkeypatch: pytest.MonkeyPatch, *, in_place: bool) -> tupl
     threads: list[tuple[str, str]] = []
     pool: list[str] = []
     narrate = Hooks.narrate
-    real_pool = _worker.narrator_pool
 
     def noting(self: Hooks, *args: Any) -> Any:
         threads.append((threading.current_thread().name, args[-1]))  # the turn's reason
         return narrate(self, *args)
 
-    class Pool:
-        def submit(self, fn: Any, *args: Any) -> Any:
-            pool.append(args[-1])
-            return real_pool().submit(fn, *args)
-
-        def abandon(self, future: Any) -> None:
-            real_pool().abandon(future)
-
     with monkeypatch.context() as patch:
         patch.setattr(Hooks, "narrate", noting)
-        patch.setattr(_worker, "narrator_pool", Pool)
+        patch.setattr(_worker, "narrator_pool", counting_pool(pool))
         if not in_place:
             patch.setattr(Session, "turns_in_place", lambda self: False)
         view = Told()
