@@ -15,15 +15,17 @@ faster, and a gap never lasts more than ``max_gap_s`` of wall time.
 An instant replay reads and feeds its events on the session's pipeline thread (an idle
 callback, :meth:`Driver._pump`): the pump takes the source's next event and dispatches it
 there, at once, in place, the next following unless the last one asked for a narration
-turn. Each event is read when it is dispatched, none ahead. Waiting for the pipeline from
-the reading thread after every event instead cost two thread hand-offs per event, most of
-the replay's time; reading ahead into an inbox for the pipeline thread to take cost the
-processor's caches and the garbage collector more than the reading itself (a thousand
-events waiting: 12 µs an event, against 4.5 µs to read one and let it go). The calling
-thread starts the session and then sleeps while the pump works: it wakes when the source
-is done, when the pump stops after :data:`PUMP_BATCH` events, or when the pump has not moved
-for :data:`STALL_CHECK_S`, to see whether it is stuck (after a turn that ended without a
-narrative, which nothing else would tell the pump), never at each turn.
+turn (which, when the narrator answers ``narrator_in_place``, the pump runs itself, right
+there, before it goes on). Each event is read when it is dispatched, none ahead. Waiting
+for the pipeline from the reading thread after every event instead cost two thread
+hand-offs per event, most of the replay's time; reading ahead into an inbox for the
+pipeline thread to take cost the processor's caches and the garbage collector more than
+the reading itself (a thousand events waiting: 12 µs an event, against 4.5 µs to read one
+and let it go). The calling thread starts the session and then sleeps while the pump
+works: it wakes when the source is done, when the pump stops after :data:`PUMP_BATCH`
+events, or when the pump has not moved for :data:`STALL_CHECK_S`, to see whether it is
+stuck (after a turn on the pool that ended without a narrative, which nothing else would
+tell the pump), never at each turn.
 """
 
 from __future__ import annotations
@@ -66,9 +68,10 @@ STALL_CHECK_S: Final = 0.002
 """How long the pump may go without dispatching an event before the reading thread, waiting
 for it, checks whether it is stuck."""
 QUIET_CHECK_S: Final = 0.25
-"""The same without a narrator, whose pump never stalls: each look takes the interpreter
-lock from the pump, which then waits for it (up to the switch interval, 5 ms, and longer on
-a busy machine), so the reading thread looks seldom."""
+"""The same without a narrator, or with turns in place, whose pump never stalls (it runs
+each turn itself, and goes on after one that ended without a narrative): each look takes
+the interpreter lock from the pump, which then waits for it (up to the switch interval,
+5 ms, and longer on a busy machine), so the reading thread looks seldom."""
 
 
 def renamed(problem: RecordingError, read: Path, name: Path) -> str:
@@ -449,7 +452,7 @@ class Driver:
         moving = False
         while True:
             if moving:
-                self._wait_fed(session.narrator is not None)
+                self._wait_fed(stalls=session.narrator is not None and not self._in_place)
             pumped = self._pumped
             session.wait_idle()
             if self._failure is not None:
@@ -466,11 +469,11 @@ class Driver:
                 self._next(session)
             moving = True
 
-    def _wait_fed(self, narrated: bool) -> None:
+    def _wait_fed(self, stalls: bool) -> None:
         """Sleep until the pump is done with the source (or failed) or paused, or has
-        dispatched nothing for :data:`STALL_CHECK_S` (``narrated``: a turn may end without
-        a narrative, which nothing tells the pump) or :data:`QUIET_CHECK_S`."""
-        timeout = STALL_CHECK_S if narrated else QUIET_CHECK_S
+        dispatched nothing for :data:`STALL_CHECK_S` (``stalls``: a turn on the pool may end
+        without a narrative, which nothing tells the pump) or :data:`QUIET_CHECK_S`."""
+        timeout = STALL_CHECK_S if stalls else QUIET_CHECK_S
         with self._fed:
             pumped = None
             while (
