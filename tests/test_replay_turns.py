@@ -1,6 +1,8 @@
 """An instant replay with a narrator waits only at narration turns, yet each turn covers
 exactly the events up to the one that asked for it, and each narrative is shown right after
-that event, whatever the threads' timing and wherever the pump pauses; Ctrl-C stops at
+that event, whatever the threads' timing and wherever the pump pauses, and whether the
+turns run on the narrator pool or in place on the pipeline thread (a narrator answering
+``narrator_in_place``, ``in_place``); Ctrl-C stops at
 once, dispatching nothing after it. Without a narrator, every event still runs once, in
 order, on the pipeline thread; recorded narration (``--recorded``) is shown where it was
 recorded."""
@@ -91,6 +93,27 @@ def expected(count: int) -> list[str]:
     return lines
 
 
+class InPlace:
+    """Declares the narrator's calls quick work in this process."""
+
+    @hookimpl
+    def narrator_in_place(self) -> bool:
+        return True
+
+
+@pytest.fixture(params=[False, True], ids=["pool", "in_place"])
+def in_place(request: pytest.FixtureRequest) -> bool:
+    """Whether the test's narrator declares ``narrator_in_place`` (see :func:`register`)."""
+    return bool(request.param)
+
+
+def register(sandbox: PluginSandbox, plugin: Any, in_place: bool) -> None:
+    """``plugin`` as the narrator ``turns``, declaring ``narrator_in_place`` if asked."""
+    if in_place:
+        plugin = type(f"{type(plugin).__name__}InPlace", (type(plugin), InPlace), {})()
+    sandbox.register(plugin, name="turns")
+
+
 @pytest.fixture(params=[1, 7, 1000])
 def batch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
     """The pump pauses after this many events, and the reading thread kicks it on."""
@@ -99,9 +122,9 @@ def batch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> in
 
 
 def test_each_turn_covers_the_events_up_to_the_one_that_asked(
-    monologue_plugins: PluginSandbox, batch: int
+    monologue_plugins: PluginSandbox, batch: int, in_place: bool
 ) -> None:
-    monologue_plugins.register(Plugins(), name="turns")
+    register(monologue_plugins, Plugins(), in_place)
     count = 60  # a multiple of EVERY: the last turn is asked for, not the final one
     for _ in range(3):
         view = Shown()
@@ -112,13 +135,13 @@ def test_each_turn_covers_the_events_up_to_the_one_that_asked(
         assert summary.narratives == count // EVERY
 
 
-def test_ctrl_c_closes_at_once(monologue_plugins: PluginSandbox) -> None:
+def test_ctrl_c_closes_at_once(monologue_plugins: PluginSandbox, in_place: bool) -> None:
     class Interrupted(Plugins):
         @hookimpl
         def load_session(self, path: Path) -> Any:
             return Source(100, interrupt_at=40)
 
-    monologue_plugins.register(Interrupted(), name="turns")
+    register(monologue_plugins, Interrupted(), in_place)
     view = Shown()
     driver = Driver(Path("100.jsonl"), view, config={"narrator": "turns"})
     with pytest.raises(KeyboardInterrupt):
@@ -129,26 +152,47 @@ def test_ctrl_c_closes_at_once(monologue_plugins: PluginSandbox) -> None:
     assert shown == [f"t{i}" for i in range(20) for _ in range(2)]
 
 
-def test_a_view_that_fails_on_the_pipeline_thread_fails_the_replay(
-    monologue_plugins: PluginSandbox,
-) -> None:
-    class Broken(Shown):
-        def event(self, event: Event) -> None:
-            if event.data.get("tool_use_id") == "t10":
-                raise BrokenPipeError("the terminal went away")
-            super().event(event)
+class Broken(Shown):
+    """A view whose terminal goes away when it is shown the event ``kind`` of ``use_id``."""
 
-    monologue_plugins.register(Plugins(), name="turns")
-    view = Broken()
+    def __init__(self, kind: str, use_id: str) -> None:
+        super().__init__()
+        self.fails_on = (kind, use_id)
+
+    def event(self, event: Event) -> None:
+        if (event.type, event.data.get("tool_use_id")) == self.fails_on:
+            raise BrokenPipeError("the terminal went away")
+        super().event(event)
+
+
+def replay_failing(sandbox: PluginSandbox, in_place: bool, view: Broken) -> None:
+    register(sandbox, Plugins(), in_place)
     driver = Driver(Path("60.jsonl"), view, config={"narrator": "turns"})
     with pytest.raises(BrokenPipeError, match="terminal went away"):
         replay(driver)
     assert driver.session is not None and driver.session.closed
+
+
+def test_a_view_that_fails_on_the_pipeline_thread_fails_the_replay(
+    monologue_plugins: PluginSandbox, in_place: bool
+) -> None:
+    view = Broken("tool_call", "t10")
+    replay_failing(monologue_plugins, in_place, view)
     # Everything before the failing event was shown, in order; after it, only the final
     # narration of what was dispatched (closing narrates it), no later event.
     shown = len(expected(10))
     assert view.lines[:shown] == expected(10)
     assert all(line.startswith("said ") for line in view.lines[shown:])
+
+
+def test_a_view_that_fails_on_the_event_that_asked_for_a_turn_leaves_that_turn_whole(
+    monologue_plugins: PluginSandbox, in_place: bool
+) -> None:
+    # The turn was asked for when the event was dispatched, before the view failed on it:
+    # it tells its own events, not the completion closing adds after them.
+    view = Broken("tool_result", "t2")
+    replay_failing(monologue_plugins, in_place, view)
+    assert view.lines == ["t0", "t0", "t1", "t1", "t2", "said 6 events, results t0,t1,t2"]
 
 
 def test_a_replay_without_narrator_runs_each_event_once_in_order_off_the_reading_thread(
@@ -208,7 +252,7 @@ def test_recorded_narration_is_shown_where_it_was_recorded(
 
 
 def test_turns_that_keep_their_events_do_not_stall_the_replay(
-    monologue_plugins: PluginSandbox, batch: int
+    monologue_plugins: PluginSandbox, batch: int, in_place: bool
 ) -> None:
     # A narrator that keeps every other batch (an empty answer): no narrative wakes the
     # pump then, and the reading thread must kick it; the turns stay the same every run.
@@ -223,7 +267,7 @@ def test_turns_that_keep_their_events_do_not_stall_the_replay(
                 return ""
             return f"{len(events)} events, results {','.join(ids)}"
 
-    monologue_plugins.register(Keeping(), name="turns")
+    register(monologue_plugins, Keeping(), in_place)
     runs = []
     for _ in range(4):
         view = Shown()

@@ -365,12 +365,16 @@ class Event(BaseModel):
         session_id: str,
         agent: str,
         task_id: str | None = None,
+        *,
+        visibility: Visibility = "internal",
     ) -> Event:
-        """An internal event built without validation, for payloads already type-checked.
+        """An event built without validation, for payloads already type-checked.
 
         The session's own helpers (``tool_call``, ``text``...) check their arguments and
         build complete payloads; running pydantic over them again would cost most of the
-        per-event budget. Everything from outside (JSON, adapters, ``emit``) is validated.
+        per-event budget. So does the session's narrative (``visibility="user"``), made of
+        a validated :class:`Narration` and of values the core holds. Everything from outside
+        (JSON, adapters, ``emit``) is validated.
         """
         event = _new_model(cls)
         fields = {
@@ -380,7 +384,7 @@ class Event(BaseModel):
             "agent": agent,
             "task_id": task_id,
             "type": type,
-            "visibility": "internal",
+            "visibility": visibility,
             "data": data,
         }
         _set_dict(event, fields)

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from operator import attrgetter
 
 from monologue.events import Event
-from monologue.redact import secret_suspects
+from monologue.redact import may_contain_secret, redact, secret_suspects
 
-__all__ = ["scrub"]
+__all__ = ["scrub", "scrub_narrative"]
 
 _ALREADY_REDACTED = attrgetter("already_redacted")
 
@@ -49,3 +49,23 @@ def scrub(events: Sequence[Event]) -> list[tuple[Event, str | None]]:
         if clean is not event:
             scrubbed[i] = (clean, None)
     return scrubbed
+
+
+# A narrative's lists of the ids it covers: the covered events' ids, envelope fields that
+# redaction reads in no event's own line, and that ``redact`` keeps as they are anyway (an id
+# key's value). Up to ``buffer_cap`` of them, they were most of what a narrative's scrub read.
+_COVERED_IDS = frozenset({"covers", "covers_range"})
+
+
+def scrub_narrative(narrative: Event) -> tuple[Event, str | None]:
+    """:func:`scrub` for the narrative a session made of a narrator's answer: what the
+    narrator and the claim checker wrote (text, model, usage, check record) is searched and
+    redacted; the ids it covers are not searched. Returns the narrative and its JSON line
+    (``None`` when JSON cannot hold it)."""
+    data = narrative.data
+    told = {key: value for key, value in data.items() if key not in _COVERED_IDS}
+    if may_contain_secret(repr(told)):
+        clean = redact(data)
+        if clean != data:
+            narrative = narrative.model_copy(update={"data": clean})
+    return narrative, _line(narrative)

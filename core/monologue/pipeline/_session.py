@@ -41,6 +41,7 @@ from ._flow import EventFlow
 from ._helpers import DICT_OR_NONE, SCALARS, STR_OR_NONE, check, jsonable
 from ._pending import PendingBuffer
 from ._queue import Pipeline
+from ._scrub import scrub_narrative
 
 if TYPE_CHECKING:
     from monologue.plugins._hooks import Hooks
@@ -508,6 +509,28 @@ class Session(EventFlow):
                 self._worker = NarrationWorker(self, self._pending, self.hooks, self.narrator)
             return self._worker
 
+    def turns_in_place(self) -> bool:
+        """Run this session's narration turns, all but the final one, on its pipeline thread,
+        each when :meth:`take_turn` is called there, instead of on the narration worker's
+        thread and the narrator pool; only when its narrator declares its calls quick work
+        in this process (``narrator_in_place``). Whether it does.
+
+        For a caller that dispatches the events on the pipeline thread itself and calls
+        :meth:`take_turn` after each one and whenever that thread is idle: an instant
+        replay, which waits for each turn before its next event anyway. Call it before the
+        first event."""
+        if self.narrator is None or not self.hooks.narrator_in_place(self.narrator, self.config):
+            return False
+        self._ensure_worker().in_place = True
+        return True
+
+    def take_turn(self) -> None:
+        """On the pipeline thread, after :meth:`turns_in_place`: run the narration turn asked
+        for, if any, here, and deliver its narrative here."""
+        worker = self._worker
+        if worker is not None:
+            worker.turn_in_place()
+
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Block until the pipeline has run every event so far and no narration turn is
         running or requested (``False`` on timeout).
@@ -556,8 +579,12 @@ class Session(EventFlow):
         folded: int = 0,
     ) -> Event | None:
         """Turn narration text into a ``narrative`` event and hand it to every listener;
-        ``checked`` is the claim check's record (see :mod:`monologue.checking`)."""
-        narrative = self.make_event(
+        ``checked`` is the claim check's record (see :mod:`monologue.checking`).
+
+        The event is built without validation (:meth:`Event.trusted`): the worker gives a
+        validated :class:`~monologue.Narration`'s text, model and usage, and values the core
+        made (the reason, the covered ids, the latency)."""
+        narrative = Event.trusted(
             "narrative",
             {
                 "text": text,
@@ -573,6 +600,9 @@ class Session(EventFlow):
                 # How many of the covered events (the oldest) a digest told in one sentence.
                 **({"folded": folded} if folded else {}),
             },
+            self.id,
+            self.agent,
+            self.task_id,
             visibility="user",
         )
         with self.lock:
@@ -591,7 +621,7 @@ class Session(EventFlow):
         return narrative
 
     def _deliver_on_pipeline(self, narrative: Event) -> None:
-        narrative = self._run_event(narrative)
+        narrative = self._run_scrubbed(*scrub_narrative(narrative))
         self.hooks.narrative(self, narrative)
         self._listeners.send(narrative)
 

@@ -9,6 +9,13 @@ arrive during a turn are buffered for the next one. Repeated failures back off (
 4 s ... up to 30 s) and, after ``MAX_CONSECUTIVE_FAILURES``, narration is switched off for
 the rest of the session. The worker reaches the session only through public members.
 
+In an instant replay whose narrator declares its calls quick work in this process
+(``narrator_in_place``), the turns other than the final one run on the session's pipeline
+thread instead, when the replay calls :meth:`NarrationWorker.turn_in_place` after the event
+that asked: the narrator is called there, with no pool and no timeout, and the narrative is
+delivered there. That replay waits for each turn before its next event anyway, so the four
+thread hand-offs of a turn (pipeline, worker, pool, worker, pipeline) were all it gained.
+
 Once the session closes, every wait ends by the final deadline (``final_wait_s``): a turn
 still running then is abandoned, and the final turn's events are dropped with a reason. An
 abandoned call goes on in the pool; ``_overdue`` counts the ones that never return and
@@ -19,9 +26,11 @@ the plugin, reported with its traceback.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
@@ -70,8 +79,15 @@ class NarrationWorker:
         self.failures = 0
         """Narrator calls that raised or timed out in this session."""
         self.disabled = False
+        self.in_place = False
+        """Turns other than the final one wait for :meth:`turn_in_place` on the pipeline
+        thread, not for this worker's thread (set before the first event, or never)."""
         self._buffer = buffer
+        # Two conditions on the session's lock: ``_wake`` is what this worker's thread
+        # waits on (a request, its narrator's answer, closing), ``_cond`` what others wait on
+        # (a turn taken, or over). A turn run in place then wakes only those waiting for it.
         self._cond = threading.Condition(session.lock)
+        self._wake = threading.Condition(session.lock)
         self._requested: str | None = None
         self._busy = False
         self._stopping = False
@@ -107,14 +123,16 @@ class NarrationWorker:
             current = self._requested
             if current is None or _priority(reason) > _priority(current):
                 self._requested = reason
-            self._cond.notify()
+            if not self.in_place or reason == "final":
+                self._wake.notify()
 
     def finish(self, deadline: float) -> None:
         """Ask for the final turn and stop taking others; turns end by ``deadline``."""
         with self._cond:
             self._deadline = deadline
             self._stopping = True
-            self._cond.notify_all()  # a turn waiting on its narrator now waits until deadline
+            self._wake.notify_all()  # a turn waiting on its narrator now waits until deadline
+            self._cond.notify_all()
         self.request("final")
 
     def wait_taken(self, deadline: float) -> None:
@@ -124,7 +142,7 @@ class NarrationWorker:
         busy with a turn is not waited for: the request joins the final turn, as before."""
         with self._cond:
             self._no_rest = True  # the agent is done: nothing left to share the GIL with
-            self._cond.notify_all()
+            self._wake.notify_all()
             while (
                 self._requested is not None
                 and not self._busy
@@ -152,7 +170,22 @@ class NarrationWorker:
         with self._cond:
             self._stopping = True
             self._requested = None
+            self._wake.notify_all()
             self._cond.notify_all()
+
+    # -- the pipeline thread, in place ----------------------------------------------------
+
+    def turn_in_place(self) -> None:
+        """On the session's pipeline thread, when :attr:`in_place`: run the turn asked for, if
+        any, here (the final turn, and any turn once closing began, stay on this worker's
+        thread)."""
+        if self._requested is None:
+            return  # most events ask for none; requests are made on this thread (posted here)
+        with self._cond:
+            if self._requested is None or self._busy or self._stopping:
+                return
+            reason, events = self._take()
+        self._take_turn(reason, events, in_place=True)
 
     # -- the worker thread --------------------------------------------------------------
 
@@ -165,33 +198,24 @@ class NarrationWorker:
             with self._cond:
                 while not self._stopping and (
                     self._requested is None
+                    or (self.in_place and self._requested != "final")
                     or (
                         self._requested not in _UNPACED
                         and not self._no_rest
                         and time.monotonic() < rest_until
                     )
                 ):
-                    self._cond.wait(
-                        None if self._requested is None else rest_until - time.monotonic()
+                    self._wake.wait(
+                        None
+                        if self._requested is None or self.in_place
+                        else rest_until - time.monotonic()
                     )
                 if self._requested is None:
                     return
-                # Busy before the request is cleared: wait_idle reads the two without the
-                # lock, the request first, and must never see neither.
-                self._busy = True
-                reason, self._requested = self._requested, None
-                events = self._buffer.take(session.config.max_buffer_size)
-                self._cond.notify_all()  # for wait_taken
+                reason, events = self._take()
             cpu_started = time.thread_time()
             self._narrator_cpu = 0.0
-            try:
-                self._turn(reason, events)
-            except Exception:  # a bug here must not kill the worker silently
-                log.exception("narration turn failed in session %s", session.id)
-            finally:
-                with self._cond:
-                    self._busy = False
-                    self._cond.notify_all()
+            self._take_turn(reason, events, in_place=False)
             # Narration shares the interpreter with the agent: a turn's CPU (this thread's
             # and the narrator's) buys a rest, so that a fast narrator under a flood of
             # events narrates less often, with more in each turn, instead of taking the GIL
@@ -200,7 +224,29 @@ class NarrationWorker:
             used = time.thread_time() - cpu_started + self._narrator_cpu
             rest_until = time.monotonic() + min(used * rest_factor, MAX_REST_S)
 
-    def _turn(self, reason: str, events: list[Event]) -> None:
+    def _take(self) -> tuple[str, list[Event]]:
+        """With the lock held and a turn asked for: the turn's reason and events."""
+        reason = self._requested
+        assert reason is not None
+        # Busy before the request is cleared: wait_idle reads the two without the lock, the
+        # request first, and must never see neither.
+        self._busy = True
+        self._requested = None
+        events = self._buffer.take(self.session.config.max_buffer_size)
+        self._cond.notify_all()  # for wait_taken
+        return reason, events
+
+    def _take_turn(self, reason: str, events: list[Event], *, in_place: bool) -> None:
+        try:
+            self._turn(reason, events, in_place)
+        except Exception:  # a bug here must not kill the worker silently
+            log.exception("narration turn failed in session %s", self.session.id)
+        finally:
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
+
+    def _turn(self, reason: str, events: list[Event], in_place: bool) -> None:
         session = self.session
         if not events and reason != "idle":
             return
@@ -217,21 +263,20 @@ class NarrationWorker:
             return
         history = list(session.history)
         started = time.monotonic()
-        # The narrator's own list: emptied if the call is abandoned, so that a call that
-        # never returns does not hold a batch the worker has put back or dropped.
-        batch = list(events)
-        future = narrator_pool().submit(self._narrate, session, batch, history, reason)
-        if not self._wait_for(future, started + config.narrate_timeout_s):
-            self._abandon(future, started)
-            batch.clear()
-            if self._past_final_deadline():
-                self._final_missed(events, reason)
-            else:
-                timeout = TimeoutError(f"no answer within {config.narrate_timeout_s:.3g} s")
-                self._failed(timeout, events, reason)
-            return
+        call: Callable[[], Narration | None]
+        if in_place:
+            # No timeout: the narrator declared its calls quick work here (narrator_in_place).
+            # Nor rest, so its CPU time is not taken (a system call, twice a turn).
+            call = functools.partial(
+                self.hooks.narrate, self.narrator, session, list(events), history, reason
+            )
+        else:
+            future = self._on_pool(events, history, reason, started)
+            if future is None:
+                return
+            call = future.result
         try:
-            narration = future.result()
+            narration = call()
         except Exception as exc:
             self._failed(exc, events, reason)
             return
@@ -247,6 +292,27 @@ class NarrationWorker:
         with self._cond:
             self._buffer.clear_wait()
         self._deliver(narration, events, reason, latency_ms)
+
+    def _on_pool(
+        self, events: list[Event], history: list[str], reason: str, started: float
+    ) -> Future[Narration | None] | None:
+        """The narrator's call on the pool, once answered; ``None`` when it was abandoned
+        (at ``narrate_timeout_s`` or the final deadline), its events then accounted for."""
+        session = self.session
+        timeout_s = session.config.narrate_timeout_s
+        # The narrator's own list: emptied if the call is abandoned, so that a call that
+        # never returns does not hold a batch the worker has put back or dropped.
+        batch = list(events)
+        future = narrator_pool().submit(self._narrate, session, batch, history, reason)
+        if self._wait_for(future, started + timeout_s):
+            return future
+        self._abandon(future, started)
+        batch.clear()
+        if self._past_final_deadline():
+            self._final_missed(events, reason)
+        else:
+            self._failed(TimeoutError(f"no answer within {timeout_s:.3g} s"), events, reason)
+        return None
 
     def _narrate(
         self, session: Session, batch: list[Event], history: list[str], reason: str
@@ -264,19 +330,19 @@ class NarrationWorker:
     def _wait_for(self, future: Future[Any], timeout_at: float) -> bool:
         """Wait until ``future`` is done, ``timeout_at`` or the final deadline (which
         :meth:`finish` may set meanwhile); whether it is done."""
-        future.add_done_callback(self._wake)
+        future.add_done_callback(self._answered)
         with self._cond:
             while not future.done():
                 limit = timeout_at if self._deadline is None else min(timeout_at, self._deadline)
                 remaining = limit - time.monotonic()
                 if remaining <= 0:
                     return False
-                self._cond.wait(remaining)
+                self._wake.wait(remaining)
         return True
 
-    def _wake(self, _: Future[Any]) -> None:
+    def _answered(self, _: Future[Any]) -> None:
         with self._cond:
-            self._cond.notify_all()
+            self._wake.notify_all()
 
     def _abandon(self, future: Future[Any], started: float) -> None:
         """Stop waiting for ``future``: a call still queued is cancelled; a running one is

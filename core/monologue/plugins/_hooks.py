@@ -291,6 +291,12 @@ class Hooks:
         """Why narrator ``name`` cannot run with ``config``, or ``None`` when it can."""
         return _narrators.unavailable(self, name, config)
 
+    def narrator_in_place(self, name: str, config: MonologueConfig) -> bool:
+        """Whether narrator ``name`` declares its calls quick work in this process, which an
+        instant replay may run on its pipeline thread (``False`` when it says nothing, or
+        fails to answer: reported)."""
+        return _narrators.in_place(self, name, config)
+
     def resolve_narrator(self, config: MonologueConfig) -> str | None:
         """The narrator a session with ``config`` uses; ``None`` when narration is off.
 

@@ -49,6 +49,19 @@ def unavailable(hooks: Hooks, name: str, config: MonologueConfig) -> str | None:
     return None if answer is None else str(answer)
 
 
+def in_place(hooks: Hooks, name: str, config: MonologueConfig) -> bool:
+    """Whether narrator ``name`` answers ``narrator_in_place`` with ``True``; a failing
+    answer is reported and counts as no."""
+    impl = hooks.impl_of("narrator_in_place", name)
+    if impl is None:
+        return False
+    try:
+        return hooks.call_impl(impl, config=config) is True
+    except Exception as exc:
+        hooks.report(name, "narrator_in_place", exc)
+        return False
+
+
 def auto_candidates(hooks: Hooks) -> list[str]:
     """The narrators ``auto`` may pick, best first; a failing priority hook is reported and
     keeps its narrator out."""

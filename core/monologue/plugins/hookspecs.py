@@ -12,9 +12,11 @@ event hooks, one at a time and in event order: ``on_session_start``, ``adapt`` (
 ``should_speak``, ``on_narrative`` and ``on_complete``; their implementations never run
 concurrently for one session, so per-session state needs no lock against them (only against
 narrators). ``narrate`` runs on a narrator pool thread
-(``monologue-narrator-N``); ``register_event_types``, ``narrator_priority`` and
-``narrator_unavailable`` on the pipeline thread when a session starts. Hooks of no session
-(readers, skills, commands, settings) run on the caller's thread.
+(``monologue-narrator-N``), or, in an instant replay whose narrator answers
+``narrator_in_place``, on the pipeline thread; ``register_event_types``,
+``narrator_priority`` and ``narrator_unavailable`` on the pipeline thread when a session
+starts. Hooks of no session (readers, skills, commands, settings), and
+``narrator_in_place``, run on the caller's thread.
 
 **Plugins' own hooks.** A hook that only plugins call on plugins ships with the plugin that
 owns it: monologue-gate declares ``control`` and ``narrator_context``, monologue-skills
@@ -51,6 +53,7 @@ __all__ = [
     "line_parser",
     "load_session",
     "narrate",
+    "narrator_in_place",
     "narrator_priority",
     "narrator_unavailable",
     "on_complete",
@@ -134,7 +137,8 @@ def narrate(
 ) -> str | Narration | None:
     """Turn buffered events into narration. Called only on the selected narrator plugin.
 
-    Runs on a narrator pool thread, never on the agent's path, with at most
+    Runs on a narrator pool thread (on the pipeline thread in an instant replay, when the
+    narrator answers ``narrator_in_place``), never on the agent's path, with at most
     ``max_buffer_size`` events (older ones come folded into one ``events_folded`` digest,
     first); a call abandoned after ``narrate_timeout_s`` finds its ``events`` list emptied.
     ``history`` holds the last
@@ -158,7 +162,7 @@ def check_narrative(
     """Check the claims of narration ``text`` against the ``events`` it covers. First answer
     wins.
 
-    Runs on the narrator pool, inside the narrator's deadline, after ``narrate`` answered
+    Runs where ``narrate`` runs, inside the narrator's deadline, after ``narrate`` answered
     and before the narrative is delivered; never on the agent's thread. Return a
     :class:`~monologue.checking.ClaimCheck`: its ``violations`` (empty when every claim
     holds) and a ``safe_text`` told only from verified facts, delivered instead of a false
@@ -174,6 +178,22 @@ def narrator_priority() -> int | None:
     the highest one, ties broken by plugin name. ``None``, or no implementation, keeps the
     narrator out of ``auto``; it can still be named explicitly. The offline template narrator
     answers 0; a model-backed narrator answers more, to be preferred when it can run.
+    """
+
+
+@hookspec(firstresult=True)
+def narrator_in_place(config: MonologueConfig) -> bool | None:
+    """Asked of the selected narrator plugin when an instant replay starts, on the thread
+    that starts it, before its first event: is ``narrate``
+    quick work done in this process on the processor alone (no network, no model, no file,
+    no waiting), so that it may run on the session's pipeline thread itself?
+
+    ``True`` lets an instant replay (``speed=0``, which waits for each turn anyway) run its
+    narration turns, all but the final one, on its pipeline thread, where it reads its
+    events, and deliver each narrative there: no narrator pool, no worker thread, and no
+    ``narrate_timeout_s``, so a call that blocks blocks the replay. ``None``, ``False``, or
+    no implementation keep every turn on the narrator pool with its timeout. Live sessions
+    always narrate on the pool. The offline template narrator answers ``True``.
     """
 
 

@@ -15,15 +15,17 @@ faster, and a gap never lasts more than ``max_gap_s`` of wall time.
 An instant replay reads and feeds its events on the session's pipeline thread (an idle
 callback, :meth:`Driver._pump`): the pump takes the source's next event and dispatches it
 there, at once, in place, the next following unless the last one asked for a narration
-turn. Each event is read when it is dispatched, none ahead. Waiting for the pipeline from
-the reading thread after every event instead cost two thread hand-offs per event, most of
-the replay's time; reading ahead into an inbox for the pipeline thread to take cost the
-processor's caches and the garbage collector more than the reading itself (a thousand
-events waiting: 12 µs an event, against 4.5 µs to read one and let it go). The calling
-thread starts the session and then sleeps while the pump works: it wakes when the source
-is done, when the pump stops after :data:`PUMP_BATCH` events, or when the pump has not moved
-for :data:`STALL_CHECK_S`, to see whether it is stuck (after a turn that ended without a
-narrative, which nothing else would tell the pump), never at each turn.
+turn (which, when the narrator answers ``narrator_in_place``, the pump runs itself, right
+there, before it goes on). Each event is read when it is dispatched, none ahead. Waiting
+for the pipeline from the reading thread after every event instead cost two thread
+hand-offs per event, most of the replay's time; reading ahead into an inbox for the
+pipeline thread to take cost the processor's caches and the garbage collector more than
+the reading itself (a thousand events waiting: 12 µs an event, against 4.5 µs to read one
+and let it go). The calling thread starts the session and then sleeps while the pump
+works: it wakes when the source is done, when the pump stops after :data:`PUMP_BATCH`
+events, or when the pump has not moved for :data:`STALL_CHECK_S`, to see whether it is
+stuck (after a turn on the pool that ended without a narrative, which nothing else would
+tell the pump), never at each turn.
 """
 
 from __future__ import annotations
@@ -66,9 +68,10 @@ STALL_CHECK_S: Final = 0.002
 """How long the pump may go without dispatching an event before the reading thread, waiting
 for it, checks whether it is stuck."""
 QUIET_CHECK_S: Final = 0.25
-"""The same without a narrator, whose pump never stalls: each look takes the interpreter
-lock from the pump, which then waits for it (up to the switch interval, 5 ms, and longer on
-a busy machine), so the reading thread looks seldom."""
+"""The same without a narrator, or with turns in place, whose pump never stalls (it runs
+each turn itself, and goes on after one that ended without a narrative): each look takes
+the interpreter lock from the pump, which then waits for it (up to the switch interval,
+5 ms, and longer on a busy machine), so the reading thread looks seldom."""
 
 
 def renamed(problem: RecordingError, read: Path, name: Path) -> str:
@@ -244,6 +247,9 @@ class Driver:
     """The type of the last agent event dispatched (did the agent speak last?)."""
     _dated: bool = field(default=True, init=False)
     """Whether narratives will be shown, so the events' times are needed to date them."""
+    _in_place: bool = field(default=False, init=False)
+    """The pump runs each narration turn itself, right after the event that asked for it
+    (an instant replay whose narrator declares its calls quick work in this process)."""
 
     def __post_init__(self) -> None:
         if self.speed < 0:
@@ -411,6 +417,7 @@ class Driver:
         self._wait_turns = not self.speed
         self._dated = session.narrator is not None or self.recorded
         if self._wait_turns:
+            self._in_place = session.turns_in_place()
             session.when_idle(self._pump)
         return session
 
@@ -445,7 +452,7 @@ class Driver:
         moving = False
         while True:
             if moving:
-                self._wait_fed(session.narrator is not None)
+                self._wait_fed(stalls=session.narrator is not None and not self._in_place)
             pumped = self._pumped
             session.wait_idle()
             if self._failure is not None:
@@ -462,11 +469,11 @@ class Driver:
                 self._next(session)
             moving = True
 
-    def _wait_fed(self, narrated: bool) -> None:
+    def _wait_fed(self, stalls: bool) -> None:
         """Sleep until the pump is done with the source (or failed) or paused, or has
-        dispatched nothing for :data:`STALL_CHECK_S` (``narrated``: a turn may end without
-        a narrative, which nothing tells the pump) or :data:`QUIET_CHECK_S`."""
-        timeout = STALL_CHECK_S if narrated else QUIET_CHECK_S
+        dispatched nothing for :data:`STALL_CHECK_S` (``stalls``: a turn on the pool may end
+        without a narrative, which nothing tells the pump) or :data:`QUIET_CHECK_S`."""
+        timeout = STALL_CHECK_S if stalls else QUIET_CHECK_S
         with self._fed:
             pumped = None
             while (
@@ -481,25 +488,21 @@ class Driver:
     def _pump(self) -> None:
         """On the pipeline thread, whenever it is idle: read and dispatch events (each runs
         at once, in place) until one asks for a narration turn, for at most
-        :data:`PUMP_BATCH` events."""
+        :data:`PUMP_BATCH` events. With turns in place, the pump runs each turn itself,
+        right after the event that asked for it (and first, one asked for while it was
+        away: by a kicked event, or a request a hook posted), and goes on."""
         session = self.session
-        if session is None or self._source is None:
+        in_place = self._in_place
+        if session is None or (self._source is None and not in_place):
             return
         with self._feeding:
-            # A kick still queued behind something else must run first, or order breaks.
-            if (session.last_event_at or 0.0) < self._kicked_at:
-                return
-            # With no narrator nothing ever asks for a turn: no need to ask at each event.
-            quiet = self._quiet if session.narrator is not None else None
-            take = self._next
             paused = False
             try:
-                for _ in range(PUMP_BATCH):
-                    if not ((quiet is None or quiet(session)) and take(session)):
-                        break
-                    self._pumped += 1
-                else:
-                    paused = True  # the calling thread kicks it on, after what waits ran
+                if in_place:
+                    session.take_turn()
+                # A kick still queued behind something else must run first, or order breaks.
+                if self._source is not None and (session.last_event_at or 0.0) >= self._kicked_at:
+                    paused = self._pump_batch(session)
             except BaseException as exc:
                 self._failure = exc
                 self._source = None
@@ -507,6 +510,24 @@ class Driver:
                 with self._fed:
                     self._paused = paused
                     self._fed.notify()
+
+    def _pump_batch(self, session: Session) -> bool:
+        """The pump's events, up to :data:`PUMP_BATCH`; whether it stopped there (paused)."""
+        in_place = self._in_place
+        # With no narrator nothing ever asks for a turn: no need to ask at each event.
+        quiet = self._quiet if session.narrator is not None and not in_place else None
+        take = self._next
+        for _ in range(PUMP_BATCH):
+            try:
+                if not ((quiet is None or quiet(session)) and take(session)):
+                    return False
+            finally:
+                if in_place:
+                    # Even when showing the event failed after its dispatch: a turn it asked
+                    # for and left waiting would take the completion of closing too.
+                    session.take_turn()
+            self._pumped += 1
+        return True  # the calling thread kicks it on, after what waits ran
 
     def _quiet(self, session: Session) -> bool:
         """No narration turn is asked for or running (``wait_idle(0)`` on the pipeline thread

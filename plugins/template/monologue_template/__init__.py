@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from .scene import Scene
 
-__all__ = ["narrate", "scene_of"]
+__all__ = ["narrate", "narrator_in_place", "scene_of"]
 
 
 @functools.cache
@@ -42,6 +42,13 @@ def scene_of(session: Session) -> Scene:
 def narrator_priority() -> int:
     # Always usable, so narrator = "auto" falls back on it when no better narrator can run.
     return 0
+
+
+@hookimpl
+def narrator_in_place() -> bool:
+    # Composing is string work on the events it is given: no I/O, no model, nothing to wait
+    # for, so an instant replay may run it on its pipeline thread, skipping the hand-offs.
+    return True
 
 
 @hookimpl

@@ -196,7 +196,9 @@ def _redacted(tool: str | None, tool_input: dict[str, Any]) -> dict[str, Any]:
             return tool_input
         return redact(tool_input)  # type: ignore[no-any-return]
     kept = {key: value for key, value in tool_input.items() if key in _UNQUOTED}
-    rest = redact({key: value for key, value in tool_input.items() if key not in _UNQUOTED})
+    rest = {key: value for key, value in tool_input.items() if key not in _UNQUOTED}
+    if may_contain_secret(repr(rest)):  # the same one search: a path seldom holds a secret
+        rest = redact(rest)
     return {**rest, **kept}
 
 

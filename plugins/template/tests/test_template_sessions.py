@@ -97,3 +97,12 @@ def test_idle_says_what_is_still_running(
             "I'm running the test suite. Still running the test suite, "
         )
         assert narrated[0].text.endswith(" s so far.")
+
+
+def test_it_declares_its_calls_quick_work_in_this_process(
+    monologue_plugins: PluginSandbox, narrated: list[Event]
+) -> None:
+    # So an instant replay runs its turns on its pipeline thread, with no narrator pool
+    # (tests/e2e/test_in_place_narratives.py: the same narratives as on the pool).
+    s = monologue_plugins.session("coder")
+    assert monologue_plugins.hooks.narrator_in_place("template", s.config) is True

@@ -176,6 +176,17 @@ def test_secrets_in_tool_inputs_never_reach_the_narration() -> None:
     assert "[REDACTED]" in said
 
 
+def test_a_file_tools_input_is_redacted_but_for_what_it_writes() -> None:
+    # What it writes is never quoted, so left as it is; the rest is searched once and
+    # redacted only when the search finds something.
+    from monologue_template.actions import _redacted
+
+    edit = {"file_path": "a.py", "old_string": "x", "new_string": "password=hunter2"}
+    assert _redacted("Edit", edit) == edit
+    secret = {**edit, "api_key": "abc123"}
+    assert _redacted("Edit", secret) == {**edit, "api_key": "[REDACTED]"}
+
+
 @pytest.mark.parametrize(
     ("tool", "output", "is_error", "tool_input"),
     [
