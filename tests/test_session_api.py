@@ -86,6 +86,25 @@ async def test_subscribe_as_callback_and_async_iterator(monologue_plugins, mock_
     assert received == ["Narration 1 (1 events)."]
 
 
+def test_an_event_still_queued_at_close_is_told_in_its_own_turn(monologue_plugins, mock_narrator):
+    # The pipeline is still busy with "b" when closing begins: closing waits for it to ask
+    # for its turn and for that turn to take it, so the completion never joins it.
+    monologue_plugins.register(SpeakAt(1), "policy")
+
+    class Slow:
+        @hookimpl
+        def on_event(self, event):
+            if event.type == "text" and event.data["text"] == "b":
+                threading.Event().wait(0.2)
+
+    monologue_plugins.register(Slow(), "slow")
+    with monologue_plugins.session("coder", min_buffer_size=1) as s:
+        s.text("a")
+        s.wait_idle(5)
+        s.text("b")
+    assert [len(call.events) for call in mock_narrator.calls] == [1, 1]
+
+
 def test_subscribe_without_callback_outside_async_is_an_error(monologue_plugins):
     with (
         monologue_plugins.session("coder", narrator="none") as s,

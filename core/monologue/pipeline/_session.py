@@ -278,10 +278,7 @@ class Session(EventFlow):
         ``skipped_lines``, say)."""
         # One deadline for all of closing (final_wait_s), however its waits are split.
         deadline = time.monotonic() + self.config.final_wait_s
-        if self._worker is not None:
-            # A turn asked for but not yet started would otherwise merge into the final one,
-            # which tells the ending instead of what that turn held.
-            self._worker.wait_taken(deadline)
+        self._let_turns_start(deadline)
         completion, deadline = self._begin_close(result, error, details, deadline)
         if completion is None:
             return
@@ -293,8 +290,7 @@ class Session(EventFlow):
     async def aclose(self, result: Any = None, error: BaseException | None = None) -> None:
         """:meth:`close` for async code: waits for the final narration without blocking."""
         deadline = time.monotonic() + self.config.final_wait_s
-        if self._worker is not None:
-            await asyncio.to_thread(self._worker.wait_taken, deadline)
+        await asyncio.to_thread(self._let_turns_start, deadline)
         completion, deadline = self._begin_close(result, error, None, deadline)
         if completion is None:
             return
@@ -302,6 +298,17 @@ class Session(EventFlow):
             await asyncio.to_thread(self._wait_for_final, deadline)
         finally:
             await asyncio.to_thread(self._end_close, completion)
+
+    def _let_turns_start(self, deadline: float) -> None:
+        """Before closing: let the events emitted so far ask for their turns (the queue
+        drained), and a turn asked for take its events. Otherwise it would merge into the
+        final turn, which tells the ending instead of what that turn held; an event still
+        queued when closing began would join it too, depending on how fast each thread
+        woke."""
+        if self._pipeline is not None:
+            self._pipeline.drain(deadline)
+        if self._worker is not None:
+            self._worker.wait_taken(deadline)
 
     def _begin_close(
         self,
