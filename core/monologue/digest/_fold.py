@@ -210,7 +210,7 @@ class Fold:
         command = _first(tool_input, COMMAND_KEYS)
         if command:
             self._remember(command, self._commands, data.commands, "commands")
-            if _COMMIT.search(command):
+            if (_commits_cached if len(command) <= _CACHED_CHARS else _commits)(command):
                 data.commits_total += 1
                 data.last_commit = command
                 if len(data.commits) < NAME_LIMIT:
@@ -245,10 +245,15 @@ def _clean(value: str) -> str:
     return truncate(" ".join(value.split()), TEXT_LIMIT)
 
 
+def _commits(command: str) -> bool:
+    return _COMMIT.search(command) is not None
+
+
 # An agent names the same few files and commands again and again, and a flood of events folds
-# each of them: a short name is looked up, not cleaned again (long ones are not kept).
+# each of them: a short name is looked up, not cleaned or searched again (long ones are not kept).
 _CACHED_CHARS = 512
 _one_line = functools.lru_cache(maxsize=1024)(_clean)
+_commits_cached = functools.lru_cache(maxsize=1024)(_commits)
 
 
 def _bump(counts: dict[str, int], name: str, by: int = 1) -> None:
