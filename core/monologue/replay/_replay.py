@@ -34,7 +34,7 @@ import itertools
 import logging
 import threading
 import time
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -61,7 +61,8 @@ MAX_GAP_S: Final = 2.0
 NARRATION_TYPES: Final = frozenset({"narrative", "narration_suppressed", "summary_refresh"})
 """What a narrator and its gate produced: replayed as recorded, or produced anew."""
 _REMEMBERED_TIMES: Final = 4096
-"""Recorded times kept by event id, to date narratives by the last event they cover."""
+"""Recorded times kept by event id (the newest this many, up to twice as many), to date
+narratives by the last event they cover."""
 PUMP_BATCH: Final = 1000
 """Events the pump dispatches before it lets the pipeline run anything else queued."""
 STALL_CHECK_S: Final = 0.002
@@ -91,17 +92,19 @@ class SessionTimes:
     """
 
     def __init__(self) -> None:
-        # popitem(last=False) is O(1); deleting a plain dict's first key is not: the next
-        # lookup of the first key scans every slot freed before it.
-        self._by_id: OrderedDict[str, datetime] = OrderedDict()
+        self._by_id: dict[str, datetime] = {}
         self.last: datetime | None = None
 
     def saw(self, event: Event) -> None:
         by_id = self._by_id
-        by_id[event.id] = event.ts
-        if len(by_id) > _REMEMBERED_TIMES:
-            by_id.popitem(last=False)
-        self.last = event.ts
+        ts = by_id[event.id] = event.ts
+        if len(by_id) > 2 * _REMEMBERED_TIMES:
+            # The newest kept, the rest let go at once: a plain dict's insert costs less than
+            # an OrderedDict's, and deleting its first keys one by one would make each next
+            # lookup of the first key scan every slot freed before it.
+            newest = itertools.islice(by_id.items(), len(by_id) - _REMEMBERED_TIMES, None)
+            self._by_id = dict(newest)
+        self.last = ts
 
     def of(self, narration: Event) -> datetime:
         covers = narration.data.get("covers")
