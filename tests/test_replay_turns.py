@@ -279,3 +279,26 @@ def test_turns_that_keep_their_events_do_not_stall_the_replay(
     assert shown == [f"t{i}" for i in range(60) for _ in range(2)]
     said = [line for line in runs[0] if line.startswith("said")]
     assert said and all("t0," not in line for line in said[1:])
+
+
+def test_recorded_times_stay_bounded_and_date_a_narrative_by_its_newest_event() -> None:
+    from datetime import UTC, timedelta
+
+    from monologue.replay._replay import _REMEMBERED_TIMES, SessionTimes
+
+    times = SessionTimes()
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    events = [
+        Event(type="text", data={"text": "x"}, ts=start + timedelta(seconds=n))
+        for n in range(3 * _REMEMBERED_TIMES)
+    ]
+    for event in events:
+        times.saw(event)
+    assert len(times._by_id) <= 2 * _REMEMBERED_TIMES
+    newest = events[-_REMEMBERED_TIMES:]
+    covering = {"text": "t", "covers": [newest[0].id, newest[5].id]}
+    narrative = Event.trusted("narrative", covering, "s", "a")
+    assert times.of(narrative) == newest[5].ts
+    # One covering only events let go is dated by the last event seen.
+    forgotten = Event.trusted("narrative", {"text": "t", "covers": [events[0].id]}, "s", "a")
+    assert times.of(forgotten) == events[-1].ts
