@@ -88,6 +88,31 @@ def test_raising_broadcast_plugin_does_not_stop_the_others(monologue_plugins, co
     assert "plugin 'exploding' raised in on_event: RuntimeError: observer broke" in caplog.text
 
 
+def test_a_raising_on_narrative_is_reported_and_the_others_still_hear(
+    monologue_plugins, mock_narrator, caplog
+):
+    heard: list[str] = []
+
+    class Deaf:
+        @hookimpl
+        def on_narrative(self, narrative):
+            raise RuntimeError("cannot hear")
+
+    class Listening:
+        @hookimpl
+        def on_narrative(self, session, narrative):  # the spec's order: the fast call
+            heard.append(narrative.text)
+
+    monologue_plugins.register(Listening(), "listening")
+    monologue_plugins.register(Deaf(), "deaf")  # called first
+    caplog.set_level(logging.ERROR, logger="monologue")
+    with monologue_plugins.session("coder") as s:
+        s.text("hello")
+    assert heard == ["Narration 1 (2 events)."]
+    assert monologue_plugins.hooks.errors[("deaf", "on_narrative")] == 1
+    assert "plugin 'deaf' raised in on_narrative: RuntimeError: cannot hear" in caplog.text
+
+
 def test_raising_first_answer_plugin_is_skipped(monologue_plugins):
     class BadAdapter:
         @hookimpl(tryfirst=True)

@@ -6,7 +6,8 @@ agent: the manager guards every implementation at registration (``_guard.py``), 
 methods here are plain pluggy calls, ``firstresult`` included. Three kinds of call keep a
 loop of their own, each for a reason pluggy's loop cannot serve:
 
-- the per-event hooks (:meth:`Hooks.event`, :meth:`Hooks.should_speak`) run on every event;
+- the per-event hooks (:meth:`Hooks.event`, :meth:`Hooks.should_speak`, and
+  :meth:`Hooks.narrative`, which an instant replay calls every few events) run on every event;
   a lean loop over the unguarded functions, calling with the arguments as given, costs a
   third to a half of pluggy's loop through the guards (``benchmarks/bench_facade.py``);
 - hooks routed to one plugin (``narrate``, ``execute_skill``, the narrator's own questions)
@@ -63,6 +64,8 @@ hook)."""
 
 _EVENT_ARGS = ("session", "event")
 """The per-event hooks' arguments, in their specs' order."""
+_NARRATIVE_ARGS = ("session", "narrative")
+"""``on_narrative``'s."""
 
 # Log a failing plugin's traceback this many times per hook, then only every 100th time.
 _LOUD_FAILURES = 3
@@ -141,14 +144,18 @@ class Hooks:
     # The per-event loop (see the module's docstring): an implementation taking every
     # argument in the spec's order (most do) gets them as they are; the others by name.
     def _per_event(
-        self, calls: list[_Call], values: tuple[Any, ...], first: bool
+        self,
+        calls: list[_Call],
+        values: tuple[Any, ...],
+        first: bool,
+        spec_args: tuple[str, ...] = _EVENT_ARGS,
     ) -> tuple[Any, str | None]:
         for function, argnames, plugin, hook in calls:
             try:
-                if argnames == _EVENT_ARGS:
+                if argnames == spec_args:
                     answer = function(*values)
                 else:
-                    kwargs = dict(zip(_EVENT_ARGS, values, strict=True))
+                    kwargs = dict(zip(spec_args, values, strict=True))
                     answer = function(*[kwargs[name] for name in argnames])
             except Exception as exc:
                 self.report(plugin, hook, exc)
@@ -194,7 +201,9 @@ class Hooks:
         self._pm.hook.on_complete(session=session, event=event)
 
     def narrative(self, session: Session, narrative: Event) -> None:
-        self._pm.hook.on_narrative(session=session, narrative=narrative)
+        # The per-event loop: an instant replay delivers a narrative every few events.
+        calls = self._calls("on_narrative")
+        self._per_event(calls, (session, narrative), first=False, spec_args=_NARRATIVE_ARGS)
 
     def register_commands(self, cli: click.Group) -> None:
         self._pm.hook.register_commands(cli=cli)
