@@ -39,8 +39,7 @@ def as_narration(answer: object) -> Narration | None:
     if answer is None:
         return None
     if isinstance(answer, str):
-        # Nothing to validate in a string alone; each narrative of a replay made one.
-        answer = Narration.model_construct(text=answer)
+        answer = Narration(text=answer)
     if not isinstance(answer, Narration):
         raise TypeError(f"narrate must return str, Narration or None, got {type(answer).__name__}")
     return None if answer.is_wait and answer.usage is None else answer
