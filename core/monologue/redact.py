@@ -298,8 +298,8 @@ def secret_suspects(texts: Sequence[str]) -> set[int]:
         return set()
     lowered = "\n".join(texts).lower()
     if lowered.isascii():  # the common batch: lowered and searched whole, not text by text
-        starts = list(itertools.accumulate([len(text) + 1 for text in texts[:-1]], initial=0))
-        return _suspects_in(lowered.encode(), starts, list(range(len(texts))))
+        offsets = list(itertools.accumulate([len(text) + 1 for text in texts[:-1]], initial=0))
+        return _suspects_in(lowered.encode(), offsets, list(range(len(texts))))
     suspects: set[int] = set()
     joined: list[str] = []
     which: list[int] = []

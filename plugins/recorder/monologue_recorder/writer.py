@@ -2,9 +2,10 @@
 
 Lines wait in a deque (appended by the session's pipeline thread, with no lock: a session's
 events come from that one thread) and are written under a lock, by that thread or the
-flusher's, with one ``os.write`` per batch on a descriptor opened with ``O_APPEND``: the kernel appends each write whole, so threads and processes that
-share a file never interleave partial lines, and a process killed between two writes leaves
-only complete lines behind. The durability policy says how often a batch is written and
+flusher's, with one ``os.write`` per batch on a descriptor opened with ``O_APPEND``: the
+kernel appends each write whole, so threads and processes that share a file never
+interleave partial lines, and a process killed between two writes leaves only complete
+lines behind. The durability policy says how often a batch is written and
 whether it is fsync'ed (see :data:`POLICIES` and docs/formats.md).
 
 A write that fails (disk full, permissions, a vanished directory) is reported once, naming
