@@ -3,8 +3,9 @@
 An :class:`Action` is one tool use, its call and (once it came) its result. A result whose
 call was narrated in an earlier turn is joined to it through the session's call memory, so
 "I'm running the test suite." can be followed by "I ran the test suite; all 41 tests passed."
-Every other event is a :class:`Note`. Tool inputs and notes' text are redacted here, once;
-a tool's output where it is quoted.
+Every other event is a :class:`Note`. Tool inputs and notes' text are redacted here, once,
+unless the pipeline already redacted the events (the ``narrate`` hook's batch); a tool's
+output where it is quoted.
 
 What a result shows is read here too, so that no wording claims more: a shell command sent
 to the background has only *started*; a call cancelled because a parallel sibling failed
@@ -137,8 +138,12 @@ class Memory:
             self.counted = [*self.counted[-199:], action.use_id]
 
 
-def regroup(events: list[Event], memory: Memory) -> tuple[list[Action], list[Note]]:
-    """Split ``events`` into actions (in call order) and notes, updating ``memory``."""
+def regroup(
+    events: list[Event], memory: Memory, redacted: bool = False
+) -> tuple[list[Action], list[Note]]:
+    """Split ``events`` into actions (in call order) and notes, updating ``memory``.
+    ``redacted``: the events went through the pipeline's redaction, which a second search
+    would only repeat."""
     calls = memory.calls
     actions: dict[str, Action] = {}
     notes: list[Note] = []
@@ -148,7 +153,9 @@ def regroup(events: list[Event], memory: Memory) -> tuple[list[Action], list[Not
             memory.acted.add(event.agent)
         if event.type == "tool_call":
             use_id = str(data.get("tool_use_id"))
-            tool_input = _redacted(data.get("tool_name"), data.get("input") or {})
+            tool_input = data.get("input") or {}
+            if not redacted:
+                tool_input = _redacted(data.get("tool_name"), tool_input)
             actions[use_id] = Action(data.get("tool_name"), tool_input, event.agent, order, use_id)
             calls[use_id] = (data.get("tool_name"), tool_input, event.agent)
         elif event.type == "tool_result":
@@ -169,7 +176,7 @@ def regroup(events: list[Event], memory: Memory) -> tuple[list[Action], list[Not
             action.output = as_text(data.get("output"))
             action.is_error = bool(data.get("is_error"))
         else:
-            note = _note(event, order)
+            note = _note(event, order, redacted)
             notes.append(note)
             if event.type == "user_message":
                 memory.interrupted = is_interruption(note.text)
@@ -202,14 +209,15 @@ def _redacted(tool: str | None, tool_input: dict[str, Any]) -> dict[str, Any]:
     return {**rest, **kept}
 
 
-def _note(event: Event, order: int) -> Note:
+def _note(event: Event, order: int, redacted: bool) -> Note:
     data = event.data
     raw = data.get("text", data.get("message", data.get("outcome", "")))
+    text = as_text(raw)[:NOTE_LIMIT]
     return Note(
         type=event.type,
         agent=event.agent,
         order=order,
-        text=redact_text(as_text(raw)[:NOTE_LIMIT]),
+        text=text if redacted else redact_text(text),
         is_error=event.type == "error" or bool(data.get("is_error")),
         data=data,
     )

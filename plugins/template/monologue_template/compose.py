@@ -66,7 +66,7 @@ LIMITS = {"terse": (1, 1), "default": (1, 2), "verbose": (2, 4)}
 def narrate(scene: Scene, events: list[Event], reason: str) -> str:
     """The narration of ``events``; empty (keep buffering) when they hold nothing to tell
     (a side request, a system reminder...) and the run goes on."""
-    actions, notes = regroup(events, scene.memory)
+    actions, notes = regroup(events, scene.memory, scene.redacted)
     actions, cascade = cascade_clauses(scene, actions)
     failing = any(action.is_error for action in actions)
     clauses = _action_clauses(scene, actions) + cascade + note_clauses(scene, notes, failing)

@@ -61,6 +61,7 @@ def narrate(session: Session, events: list[Event], history: list[str], reason: s
     scene = scene_of(session)
     scene.history = list(history)
     scene.after_digest = bool(events) and events[0].type == FOLDED_TYPE
+    scene.redacted = True
     return with_folded(
         events,
         lambda batch: compose(scene, batch, reason),

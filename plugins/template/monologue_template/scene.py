@@ -54,6 +54,9 @@ class Scene:
     memory: Memory = field(default_factory=Memory)
     after_digest: bool = False
     """The batch follows a digest of folded events (which counts their calls)."""
+    redacted: bool = False
+    """The events were redacted already: the pipeline's batch, which the ``narrate`` hook
+    is given (each event went through ``scrub`` before any hook saw it)."""
 
 
 @dataclass
