@@ -131,6 +131,9 @@ class Memory:
     def count_unrun(self, actions: list[Action]) -> None:
         """Count the calls that did not run (cancelled, declined), each once."""
         for action in actions:
+            # Both are failed results: the properties' text tests run only for those.
+            if not action.is_error:
+                continue
             if not (action.cancelled or action.declined) or action.use_id in self.counted:
                 continue  # (the bounded list is searched only for the few that did not run)
             self.cancelled += action.cancelled

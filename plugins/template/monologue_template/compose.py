@@ -179,7 +179,7 @@ def _merge_routine(clauses: list[Clause]) -> list[Clause]:
 
 
 def _compose(scene: Scene, clauses: list[Clause]) -> str:
-    said = _said_before(scene.history)
+    said = Said(scene.history)
     last = skeleton(scene.history[-1]) if scene.history and not scene.first else None
     ranked = sorted(clauses, key=lambda c: (-c.priority, -c.weight, -c.order))
     text = _tidy(_render(scene, ranked, said))
@@ -210,30 +210,34 @@ def _ordinal(number: int) -> str:
     return names.get(number, f"the {number}th")
 
 
-def _render(scene: Scene, ranked: list[Clause], said: set[str], variant: int = 0) -> str:
+def _render(scene: Scene, ranked: list[Clause], said: Said, variant: int = 0) -> str:
     if scene.preset == "terse":
         return _terse(ranked, said, variant)
     fewest, most = LIMITS.get(scene.preset, LIMITS["default"])
     if any(clause.priority == ENDING for clause in ranked):
         most += 1  # how the run ended is said on top of what the last events did
     chosen: list[Clause] = []
+    rendered: dict[int, str] = {}  # a clause's plain form, which _fresh tries first
     count = 0
     for clause in ranked:
         if clause.priority == LOW and chosen:
             continue
-        size = len(split_sentences(clause.render()))
+        text = rendered[id(clause)] = clause.render()
+        size = len(split_sentences(text))
         if count + size > most:
             continue
         chosen.append(clause)
         count += size
     chosen.sort(key=lambda c: (c.priority == ENDING, c.order))
-    sentences = [_fresh(clause, said, start=variant) for clause in chosen]
+    sentences = [
+        _fresh(clause, said, start=variant, plain=rendered[id(clause)]) for clause in chosen
+    ]
     if scene.preset == "verbose":
         sentences = _fill(scene, chosen, sentences, fewest, most)
     return " ".join(_next(scene, sentences))
 
 
-def _terse(ranked: list[Clause], said: set[str], variant: int) -> str:
+def _terse(ranked: list[Clause], said: Said, variant: int) -> str:
     """The most important clause in ten words. When it names nothing concrete and another
     clause does (a command, a file...), that one is said instead, or with the ending."""
     top = ranked[0]
@@ -253,7 +257,7 @@ def _terse(ranked: list[Clause], said: set[str], variant: int) -> str:
     return clamp_words(_fresh(named, said, short=True, start=variant), TERSE_WORDS)
 
 
-def _last_step(ranked: list[Clause], said: set[str], variant: int, below: int) -> str:
+def _last_step(ranked: list[Clause], said: Said, variant: int, below: int) -> str:
     """The latest step under priority ``below`` that names its subject, alone (not the
     first of its group)."""
     latest = max((c for c in ranked if c.named and c.priority < below), key=lambda c: c.last)
@@ -285,11 +289,17 @@ def _fill(
     return filled
 
 
-def _said_before(history: list[str]) -> set[str]:
-    said: set[str] = set()
-    for text in history:
-        said |= _sentences_said(text)
-    return said
+class Said:
+    """The sentences of the history (normalised), looked up narrative by narrative: a
+    narration asks about two or three sentences, fewer than a union of ten sets costs."""
+
+    __slots__ = ("_history",)
+
+    def __init__(self, history: list[str]) -> None:
+        self._history = [_sentences_said(text) for text in history]
+
+    def __contains__(self, sentence: str) -> bool:
+        return any(sentence in said for said in self._history)
 
 
 # The history repeats from one narration to the next: each narrative is read once.
@@ -303,11 +313,17 @@ def _normal(text: str) -> str:
     return without_punctuation(text).lower().strip()
 
 
-def _fresh(clause: Clause, said: set[str], short: bool = False, start: int = 0) -> str:
-    """The clause as a sentence not already in the history, if a variant allows."""
+def _fresh(
+    clause: Clause, said: Said, short: bool = False, start: int = 0, plain: str | None = None
+) -> str:
+    """The clause as a sentence not already in the history, if a variant allows. ``plain``:
+    its full form without a variant, when the caller rendered it already."""
     text = ""
     for variant in range(start, 3):
-        text = clause.render(short, variant)
+        if variant == 0 and plain is not None and not short:
+            text = plain
+        else:
+            text = clause.render(short, variant)
         if _normal(text) not in said:
             return text
     return text

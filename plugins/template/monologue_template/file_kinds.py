@@ -19,7 +19,11 @@ class Files(Kind):
         return display_path(input_path(action.input) or "a file", cwd, short)
 
     def many(self, actions: list[Action], cwd: str | None, short: bool) -> str:
-        names = unique([self.one(action, cwd, short) for action in actions])
+        return self.files(unique([self.one(action, cwd, short) for action in actions]), short)
+
+    @staticmethod
+    def files(names: list[str], short: bool) -> str:
+        """Several files named: "a.py and 2 other files", "3 files: a.py, b.py and c.py"."""
         if len(names) <= (1 if short else 2):
             return join_list(names)
         if short:
@@ -62,7 +66,7 @@ class Edit(Files):
         total = sum(self.edits(action) for action in actions)
         names = unique([self.one(action, cwd, short) for action in actions])
         if total == len(names):
-            return super().many(actions, cwd, short)
+            return self.files(names, short)
         if len(names) == 1:
             return f"{total} edits to {names[0]}"
         if short:
