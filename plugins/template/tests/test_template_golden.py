@@ -5,6 +5,9 @@ pipeline, so not searched again) say the same."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from monologue_template.actions import Memory
 from monologue_template.compose import Scene, narrate
@@ -30,15 +33,15 @@ def batches() -> list[tuple[list[Event], str]]:
         (
             [
                 text("Let me look at the client first."),
-                *done("Read", "def fetch(url):\n    for attempt in range(3):\n", file_path="src/client.py"),
-                *done("Grep", "src/client.py:12: for attempt in range(3)", pattern="retry", path="src"),
+                *done("Read", "def fetch(url):\n    retries = 3\n", file_path="src/client.py"),
+                *done("Grep", "src/client.py:12: retries = 3", pattern="retry", path="src"),
                 *done("Glob", "src/a.py\nsrc/b.py", pattern="**/*.py"),
             ],
             "buffer",
         ),
         (
             [
-                *done("Edit", "ok", file_path="src/client.py", old_string="3", new_string="cfg.retries"),
+                *done("Edit", "ok", file_path="src/client.py", old_string="3", new_string="cfg"),
                 *done("MultiEdit", "ok", file_path="src/config.py", edits=[{}, {}]),
                 *done("Write", "ok", file_path="src/new.py", content="a\nb\nc\n"),
                 *done("Bash", PYTEST_FAIL, True, command="pytest -q"),
@@ -77,41 +80,10 @@ def batches() -> list[tuple[list[Event], str]]:
     ]
 
 
-GOLDEN = {
-    "terse": [
-        'You asked me to fix the retry limit in the…',
-        'I searched for "retry"; found 1 match.',
-        'I ran the tests; 2 of 41 failed.',
-        "I'm running `make build`.",
-        'I ran `git status`; it failed: not a git repository.',
-        "I couldn't read missing.py.",
-        'I hit an error: rate limited.',
-        'You interrupted me; last, I fetched example.com.',
-        "I'm done after 15 tool calls; 3 failed, 1 cancelled.",
-    ],
-    "default": [
-        'You asked me to fix the retry limit in the HTTP client.',
-        'I read src/client.py, searched for "retry" in src (found 1 match) and looked for files matching **/*.py (found 2).',
-        'I made 3 edits across 2 files: src/client.py and src/config.py and wrote src/new.py. I ran the test suite; 2 of 41 tests failed.',
-        "The limit is read from the config now. I'm running `make build`.",
-        'When running `git status`, I got: not a git repository. I ran the test suite; all 41 tests passed.',
-        'I tried to read src/missing.py, but it failed: File does not exist. Reading src/missing.py failed, so 1 parallel call was cancelled: read src/other.py.',
-        'I hit an error: rate limited.',
-        'I fetched https://example.com/docs/retries. You interrupted me.',
-        "I'm done: the retry limit comes from the config. I'm done after 15 tool calls, of which 3 failed and 1 was cancelled.",
-    ],
-    "verbose": [
-        "You asked me to fix the retry limit in the HTTP client. I'll say more as it happens.",
-        'I read src/client.py, searched for "retry" in src (found 1 match) and looked for files matching **/*.py (found 2). I\'ll say more as it happens.',
-        'I made 3 edits across 2 files: src/client.py and src/config.py and wrote src/new.py. src/new.py is 4 lines long. I ran the test suite; 2 of 41 tests failed. The first failure is tests/test_client.py::test_retry_limit.',
-        "The limit is read from the config now. I'm running `make build`.",
-        'I ran `make build`, `ls` and `git status`; 1 failed. When running `git status`, I got: not a git repository. I ran the test suite; all 41 tests passed.',
-        'I had a sub-agent handle "Find it"; it reported: The limit is 3 in config.py. I tried to read src/missing.py, but it failed: File does not exist. Reading src/missing.py failed, so 1 parallel call was cancelled: read src/other.py.',
-        "I hit an error: rate limited. So far I've made 14 tool calls, and 4 failed.",
-        'I fetched https://example.com/docs/retries. You interrupted me.',
-        "I'm done: the retry limit comes from the config. I'm done after 15 tool calls, of which 3 failed and 1 was cancelled.",
-    ],
-}
+GOLDEN: dict[str, list[str]] = json.loads(
+    (Path(__file__).parent / "data" / "golden_session.json").read_text()
+)
+"""What main's narrator said, preset by preset (written once from its output)."""
 
 
 def told(preset: str, *, redacted: bool) -> list[str]:
