@@ -37,7 +37,7 @@ MEMORY_LIMIT = 500
 """Calls remembered per session while waiting for their results."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Action:
     """One tool use. ``output`` is ``None`` while the tool is still running."""
 
@@ -78,7 +78,7 @@ class Action:
         return is_declined(self.output or "", self.is_error)
 
 
-@dataclass
+@dataclass(slots=True)
 class Note:
     """Any other event: agent text, thinking, an error, the completion..."""
 

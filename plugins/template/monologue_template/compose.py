@@ -179,7 +179,7 @@ def _merge_routine(clauses: list[Clause]) -> list[Clause]:
 
 
 def _compose(scene: Scene, clauses: list[Clause]) -> str:
-    said = Said(scene.history)
+    said = _said_before(scene.history)
     last = skeleton(scene.history[-1]) if scene.history and not scene.first else None
     ranked = sorted(clauses, key=lambda c: (-c.priority, -c.weight, -c.order))
     text = _tidy(_render(scene, ranked, said))
@@ -210,7 +210,7 @@ def _ordinal(number: int) -> str:
     return names.get(number, f"the {number}th")
 
 
-def _render(scene: Scene, ranked: list[Clause], said: Said, variant: int = 0) -> str:
+def _render(scene: Scene, ranked: list[Clause], said: frozenset[str], variant: int = 0) -> str:
     if scene.preset == "terse":
         return _terse(ranked, said, variant)
     fewest, most = LIMITS.get(scene.preset, LIMITS["default"])
@@ -237,7 +237,7 @@ def _render(scene: Scene, ranked: list[Clause], said: Said, variant: int = 0) ->
     return " ".join(_next(scene, sentences))
 
 
-def _terse(ranked: list[Clause], said: Said, variant: int) -> str:
+def _terse(ranked: list[Clause], said: frozenset[str], variant: int) -> str:
     """The most important clause in ten words. When it names nothing concrete and another
     clause does (a command, a file...), that one is said instead, or with the ending."""
     top = ranked[0]
@@ -257,7 +257,7 @@ def _terse(ranked: list[Clause], said: Said, variant: int) -> str:
     return clamp_words(_fresh(named, said, short=True, start=variant), TERSE_WORDS)
 
 
-def _last_step(ranked: list[Clause], said: Said, variant: int, below: int) -> str:
+def _last_step(ranked: list[Clause], said: frozenset[str], variant: int, below: int) -> str:
     """The latest step under priority ``below`` that names its subject, alone (not the
     first of its group)."""
     latest = max((c for c in ranked if c.named and c.priority < below), key=lambda c: c.last)
@@ -289,17 +289,9 @@ def _fill(
     return filled
 
 
-class Said:
-    """The sentences of the history (normalised), looked up narrative by narrative: a
-    narration asks about two or three sentences, fewer than a union of ten sets costs."""
-
-    __slots__ = ("_history",)
-
-    def __init__(self, history: list[str]) -> None:
-        self._history = [_sentences_said(text) for text in history]
-
-    def __contains__(self, sentence: str) -> bool:
-        return any(sentence in said for said in self._history)
+def _said_before(history: list[str]) -> frozenset[str]:
+    # One union of the cached sets, in C, rather than one ``|=`` per narrative.
+    return frozenset().union(*map(_sentences_said, history))
 
 
 # The history repeats from one narration to the next: each narrative is read once.
@@ -314,7 +306,7 @@ def _normal(text: str) -> str:
 
 
 def _fresh(
-    clause: Clause, said: Said, short: bool = False, start: int = 0, plain: str | None = None
+    clause: Clause, said: frozenset[str], short: bool = False, start: int = 0, plain: str | None = None
 ) -> str:
     """The clause as a sentence not already in the history, if a variant allows. ``plain``:
     its full form without a variant, when the caller rendered it already."""

@@ -33,7 +33,7 @@ class Failure:
     reason: str
 
 
-@dataclass
+@dataclass(slots=True)
 class Phrase:
     """What a batch of same-kind actions amounts to, without its subject."""
 
@@ -128,14 +128,15 @@ class Kind:
         running, running_short = f"{gerund} {obj}", f"{gerund} {obj_short}"
         if any(action.running for action in actions):
             return Phrase(running, running, running_short, running_short)
-        if all(action.declined for action in actions):
+        failed = [action for action in actions if action.is_error]
+        # A declined call is a failed one: only an all-failed batch can be all declined.
+        if len(failed) == len(actions) and all(action.declined for action in actions):
             return Phrase(
                 running,
                 f"wanted to {base} {obj}, but you declined",
                 running_short,
                 f"wanted to {base} {obj_short}; you declined",
             )
-        failed = [action for action in actions if action.is_error]
         reason = (error_excerpt(failed[0].output or "") or "no reason given") if failed else ""
         if self.all_failed(actions):
             done, done_short = self.failed(actions, obj, obj_short, reason)

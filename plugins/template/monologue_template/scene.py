@@ -59,7 +59,7 @@ class Scene:
     is given (each event went through ``scrub`` before any hook saw it)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Clause:
     """Something to say. ``subject`` ``None`` means ``text`` is a whole sentence already."""
 
