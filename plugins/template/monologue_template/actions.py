@@ -29,6 +29,8 @@ from monologue.redact import may_contain_secret, redact, redact_text
 from .tools import kind_of
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from monologue.events import Event
 
 NOTE_LIMIT = 8000
@@ -128,7 +130,7 @@ class Memory:
         while len(self.cascades_told) > 50:
             del self.cascades_told[next(iter(self.cascades_told))]
 
-    def count_unrun(self, actions: list[Action]) -> None:
+    def count_unrun(self, actions: Iterable[Action]) -> None:
         """Count the calls that did not run (cancelled, declined), each once."""
         for action in actions:
             # Both are failed results: the properties' text tests run only for those.
@@ -148,20 +150,25 @@ def regroup(
     ``redacted``: the events went through the pipeline's redaction, which a second search
     would only repeat."""
     calls = memory.calls
+    acted = memory.acted
+    interrupted = memory.interrupted
     actions: dict[str, Action] = {}
     notes: list[Note] = []
     for order, event in enumerate(events):
         data = event.data
-        if event.type in ("tool_call", "text") and len(memory.acted) < 32:
-            memory.acted.add(event.agent)
-        if event.type == "tool_call":
+        kind = event.type
+        if kind == "tool_call":
+            if len(acted) < 32:
+                acted.add(event.agent)
             use_id = str(data.get("tool_use_id"))
+            tool = data.get("tool_name")
             tool_input = data.get("input") or {}
             if not redacted:
-                tool_input = _redacted(data.get("tool_name"), tool_input)
-            actions[use_id] = Action(data.get("tool_name"), tool_input, event.agent, order, use_id)
-            calls[use_id] = (data.get("tool_name"), tool_input, event.agent)
-        elif event.type == "tool_result":
+                tool_input = _redacted(tool, tool_input)
+            actions[use_id] = Action(tool, tool_input, event.agent, order, use_id)
+            calls[use_id] = (tool, tool_input, event.agent)
+            interrupted = False
+        elif kind == "tool_result":
             use_id = str(data.get("tool_use_id"))
             action = actions.get(use_id)
             if action is None:
@@ -178,18 +185,20 @@ def regroup(
             # outputs was most of a narration's cost.
             action.output = as_text(data.get("output"))
             action.is_error = bool(data.get("is_error"))
+            interrupted = False
         else:
+            if kind == "text" and len(acted) < 32:
+                acted.add(event.agent)
             note = _note(event, order, redacted)
             notes.append(note)
-            if event.type == "user_message":
-                memory.interrupted = is_interruption(note.text)
-            elif event.type in ("text", "thinking"):
-                memory.interrupted = False
-            continue
-        memory.interrupted = False
+            if kind == "user_message":
+                interrupted = is_interruption(note.text)
+            elif kind in ("text", "thinking"):
+                interrupted = False
+    memory.interrupted = interrupted
     while len(calls) > MEMORY_LIMIT:
         del calls[next(iter(calls))]
-    memory.count_unrun(list(actions.values()))
+    memory.count_unrun(actions.values())
     return sorted(actions.values(), key=lambda action: action.order), notes
 
 
