@@ -125,23 +125,38 @@ def tool_label(tool_name: str | None) -> str:
     return tool_name
 
 
-_process_cwd = ""
+_process_cwd: str | None = ""
+"""The process's working folder as read in this narration: ``None`` until a full path
+needs it, ``""`` before the first narration or when the folder is gone."""
 
 
 def note_process_cwd() -> None:
-    """Read the process's working folder again; once per narration, not once per path:
-    ``os.getcwd`` releases the GIL, and on a busy agent each call then waits its turn.
-    A folder removed under the process leaves paths as they are."""
+    """Forget the process's working folder, to read it again, once per narration, when a
+    full path first needs it (never for relative ones): ``os.getcwd`` releases the GIL, and
+    on a busy agent each call then waits its turn. A folder removed under the process
+    leaves paths as they are."""
     global _process_cwd
-    try:
-        _process_cwd = os.getcwd()
-    except OSError:
-        _process_cwd = ""
+    _process_cwd = None
+
+
+def _current_cwd() -> str:
+    global _process_cwd
+    if _process_cwd is None:
+        try:
+            _process_cwd = os.getcwd()
+        except OSError:
+            _process_cwd = ""
+    return _process_cwd
 
 
 def display_path(raw: Any, cwd: str | None = None, short: bool = False) -> str:
     """A path as a person would say it: relative to the project when that can be told."""
-    return _display_path(str(raw), cwd, short, _process_cwd)
+    text = str(raw)
+    # Only an absolute path, said in full, is made relative to the process's folder (and
+    # redaction never makes a path absolute: what it writes starts as the text did or "[").
+    if short or not squash(text).startswith("/"):
+        return _display_path(text, cwd, short, "")
+    return _display_path(text, cwd, short, _current_cwd())
 
 
 # Paths repeat all through a session, and pathlib parsing was a third of a narration's cost.

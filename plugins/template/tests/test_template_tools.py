@@ -236,3 +236,23 @@ def test_paths_under_the_process_cwd_are_relative_as_of_the_latest_narration(
     said = tell(done("Read", "x", file_path=f"{second}/notes/util.txt"))
     assert said != "I read notes/util.txt."
     assert "util.txt" in said
+
+
+def test_the_process_cwd_is_read_once_a_narration_and_only_for_a_full_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import os
+
+    from monologue_template import tools
+
+    reads: list[str] = []
+    getcwd = os.getcwd
+    monkeypatch.setattr(tools.os, "getcwd", lambda: reads.append("cwd") or getcwd())
+    tools.note_process_cwd()
+    tell(done("Read", "x", file_path="src/a.py"), done("Grep", "x", pattern="y", path="src"))
+    assert reads == []  # relative paths: the process's folder is never asked for
+    tell(done("Read", "x", file_path="/elsewhere/b.py"), done("Read", "x", file_path="/x/c.py"))
+    assert reads == ["cwd"]
+    tools.note_process_cwd()  # the next narration reads it again
+    tell(done("Read", "x", file_path="/elsewhere/d.py"))
+    assert reads == ["cwd", "cwd"]
