@@ -306,7 +306,11 @@ def _normal(text: str) -> str:
 
 
 def _fresh(
-    clause: Clause, said: frozenset[str], short: bool = False, start: int = 0, plain: str | None = None
+    clause: Clause,
+    said: frozenset[str],
+    short: bool = False,
+    start: int = 0,
+    plain: str | None = None,
 ) -> str:
     """The clause as a sentence not already in the history, if a variant allows. ``plain``:
     its full form without a variant, when the caller rendered it already."""
