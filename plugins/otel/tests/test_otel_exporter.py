@@ -133,9 +133,7 @@ def test_a_narrative_of_a_large_digest_exports_its_id_range(
     # Closing lets the burst's queued events ask for their turns first (each answered wait),
     # which on a loaded machine can take longer than the default 3 s: this test is about the
     # range, so the final narrative is given the time it needs.
-    with monologue_plugins.session(
-        "coder", narrator="waits", buffer_cap=20, final_wait_s=60
-    ) as s:
+    with monologue_plugins.session("coder", narrator="waits", buffer_cap=20, final_wait_s=60) as s:
         emitted = [s.text(f"e{n}").id for n in range(4_200)]
     ((_, attrs),) = collector.span_events(EVENT_NAME)
     first, last = attrs["monologue.narrative.covers_range"]
