@@ -107,7 +107,10 @@ def decide(session: Session, event: Event, state: BufferState) -> bool:
     pending = session.pending
     waiting = len(pending)
     if waiting >= state.max_size:
-        return _speak(state)
+        # _speak() inline: a narrator that lags keeps the buffer here, every event.
+        state.last_spoke_ts = state.latest_ts
+        state.failing = False
+        return True
     kind = event.type
     # An error (a failed tool result, an error event) not yet announced; the cheap test first.
     if not state.failing and (
@@ -131,7 +134,7 @@ def decide(session: Session, event: Event, state: BufferState) -> bool:
 
 
 def _speak(state: BufferState) -> bool:
-    state.last_spoke_ts = state.latest_ts  # spoke() inline: at max_buffer, once per event
+    state.spoke()
     state.failing = False
     return True
 
