@@ -48,7 +48,7 @@ def state_of(session: Session) -> BufferState:
     by_size = "min_buffer_size" in config.model_fields_set and config.source("buffer_steps") == (
         "default"
     )
-    state = session.state[_STATE_KEY] = BufferState(settings, by_size=by_size)
+    state = session.state[_STATE_KEY] = BufferState(settings, config, by_size=by_size)
     return state
 
 
@@ -67,17 +67,21 @@ def on_session_start(session: Session) -> None:
 
 @hookimpl
 def on_event(session: Session, event: Event) -> None:
-    # The policy's clock is the events' own time (see policy.BufferState.latest_ts); a
-    # session nobody narrates needs no clock (a replay with narrator none, say).
+    # The policy's clock is the events' own time (see policy.BufferState.latest_ts), and only
+    # the throttle reads it: a session without one (the default) needs no clock, nor does a
+    # session nobody narrates (a replay with narrator none, say).
     if session.narrator is not None:
-        state_of(session).observe(event)
+        state = session.state.get(_STATE_KEY) or state_of(session)
+        if state.throttle_ms:
+            state.observe(event)
 
 
 @hookimpl(trylast=True)
 def should_speak(session: Session, event: Event) -> bool | None:
     if event.type == "hint":
         return None  # hints are for controllers; a hint adds nothing to the buffer
-    return decide(session, event, state_of(session))
+    # state_of()'s common case inline: the hooks above run once per event.
+    return decide(session, event, session.state.get(_STATE_KEY) or state_of(session))
 
 
 @hookimpl

@@ -25,7 +25,7 @@ the live run did.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
     from monologue import Session
     from monologue.events import Event
+    from monologue.settings import MonologueConfig
 
     from .settings import BufferSettings
 
@@ -50,9 +51,14 @@ class BufferState:
     """What the policy remembers about one session (kept in ``session.state["buffer"]``)."""
 
     settings: BufferSettings
+    config: MonologueConfig
+    """The session's configuration (``min_buffer_size``, ``max_buffer_size``,
+    ``throttle_ms``); read here once, as the settings, since both are frozen and each read of
+    a field costs a trip through pydantic's ``__getattr__``, several per event otherwise."""
     intro_asked: bool = False
     latest_ts: datetime | None = None
-    """Timestamp of the newest event seen: the policy's clock."""
+    """Timestamp of the newest event seen: the policy's clock, kept only when ``throttle_ms``
+    is set (the throttle alone reads it)."""
     last_spoke_ts: datetime | None = None
     """The policy's clock when narration was last asked for or delivered."""
     failing: bool = False
@@ -60,21 +66,28 @@ class BufferState:
     by_size: bool = False
     """Speak as soon as ``min_buffer_size`` events wait (rule 6): the minimum was set
     explicitly and ``buffer_steps`` was not."""
+    min_size: int = field(init=False)
+    max_size: int = field(init=False)
+    throttle_ms: int = field(init=False)
+    steps: int = field(init=False)
+    intro: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        config, settings = self.config, self.settings
+        self.min_size = config.min_buffer_size
+        self.max_size = config.max_buffer_size
+        self.throttle_ms = config.throttle_ms
+        self.steps = settings.steps
+        self.intro = settings.intro
 
     def observe(self, event: Event) -> None:
-        if event.type not in UNTIMED_TYPES and (
-            self.latest_ts is None or event.ts > self.latest_ts
-        ):
-            self.latest_ts = event.ts
+        if event.type not in UNTIMED_TYPES:
+            ts = event.ts
+            if self.latest_ts is None or ts > self.latest_ts:
+                self.latest_ts = ts
 
     def spoke(self) -> None:
         self.last_spoke_ts = self.latest_ts
-
-
-def is_error(event: Event) -> bool:
-    return event.type == "error" or (
-        event.type == "tool_result" and bool(event.data.get("is_error"))
-    )
 
 
 def has_steps(events: Sequence[Event], steps: int) -> bool:
@@ -91,25 +104,31 @@ def has_steps(events: Sequence[Event], steps: int) -> bool:
 
 def decide(session: Session, event: Event, state: BufferState) -> bool:
     """Whether ``session.pending`` (which already holds ``event``) should be narrated now."""
-    config = session.config
     pending = session.pending
     waiting = len(pending)
-    if waiting >= config.max_buffer_size:
-        return _speak(state)
-    if is_error(event) and not state.failing:
+    if waiting >= state.max_size:
+        # _speak() inline: a narrator that lags keeps the buffer here, every event.
+        state.last_spoke_ts = state.latest_ts
+        state.failing = False
+        return True
+    kind = event.type
+    # An error (a failed tool result, an error event) not yet announced; the cheap test first.
+    if not state.failing and (
+        kind == "error" or (kind == "tool_result" and event.data.get("is_error"))
+    ):
         state.spoke()
         state.failing = True
         return True
-    if waiting < config.min_buffer_size:
+    if waiting < state.min_size:
         return False
-    if session.is_first and state.settings.intro and not state.intro_asked:
+    if state.intro and not state.intro_asked and session.is_first:
         state.intro_asked = True
         return _speak(state)
-    if _throttled(state, config.throttle_ms):
+    if state.throttle_ms and _throttled(state):
         return False
     if state.by_size:
         return _speak(state)
-    if event.type in BOUNDARY_TYPES and has_steps(pending, state.settings.steps):
+    if kind in BOUNDARY_TYPES and has_steps(pending, state.steps):
         return _speak(state)
     return False
 
@@ -120,8 +139,8 @@ def _speak(state: BufferState) -> bool:
     return True
 
 
-def _throttled(state: BufferState, throttle_ms: int) -> bool:
-    if not throttle_ms or state.last_spoke_ts is None or state.latest_ts is None:
+def _throttled(state: BufferState) -> bool:
+    if state.last_spoke_ts is None or state.latest_ts is None:
         return False
     elapsed_ms = (state.latest_ts - state.last_spoke_ts).total_seconds() * 1000
-    return elapsed_ms < throttle_ms
+    return elapsed_ms < state.throttle_ms

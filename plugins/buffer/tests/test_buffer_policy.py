@@ -11,6 +11,7 @@ from datetime import timedelta
 
 import pytest
 from conftest import T0, Start
+from monologue_buffer import state_of
 from pytest_monologue import PluginSandbox
 
 from monologue import hookimpl
@@ -150,6 +151,16 @@ def test_throttle_never_holds_past_max_nor_an_error(start: Start) -> None:
     agent.step(at=3)
     agent.step(at=4)
     assert agent.narrator.reasons == ["buffer", "buffer", "max_buffer"]
+
+
+def test_the_clock_follows_the_agents_events_only_under_a_throttle(start: Start) -> None:
+    throttled = start(throttle_ms=10_000)
+    throttled.step(at=4)
+    assert throttled.asked == 1  # the introduction: its narrative is stamped now, not at T0
+    assert state_of(throttled.session).latest_ts == T0 + timedelta(seconds=4)
+    free = start()
+    free.step(at=4)
+    assert state_of(free.session).latest_ts is None  # only the throttle reads the clock
 
 
 class SpeakOnHint:

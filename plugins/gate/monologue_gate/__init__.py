@@ -134,7 +134,7 @@ def on_session_start(session: Session) -> None:
 
 @hookimpl(tryfirst=True)
 def should_speak(session: Session, event: Event) -> bool | str | None:
-    state = _gate(session)
+    state = session.state.get("gate")  # _gate() inline: this runs once per event
     return state.should_speak(session, event) if state is not None else None
 
 

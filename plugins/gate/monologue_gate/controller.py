@@ -30,7 +30,7 @@ from monologue.prompts import render_prompt
 from monologue.settings import load_config
 
 from . import policy, watchdog
-from .live import MAX_EVENTS, Conversation, TriggerWindow
+from .live import MAX_EVENTS, LiveConversation
 from .summaries import SummaryFold, forget_summary, persist_summary
 
 if TYPE_CHECKING:
@@ -135,8 +135,8 @@ class ControllerRunner:
         self._refs: dict[str, str] = {}
         self._stored: dict[str, deque[str]] = {}
         self._last_notes: str | None = None
-        self._window = TriggerWindow(window)
-        self._conversation = Conversation()
+        self.live = LiveConversation(window)
+        """What the live path keeps: the observed conversation and its trigger window."""
         self.recorded: deque[Event] = deque(maxlen=RECORDED_LIMIT)
         """Events this runner recorded, newest last (also emitted into the session)."""
 
@@ -186,35 +186,34 @@ class ControllerRunner:
 
     def observe(self, event: Event) -> None:
         """Take one live event into the window and the conversation (hints excluded)."""
-        self._window.observe(event)
-        self._conversation.add(event)
+        self.live.observe(event, event.type)
 
     def may_speak(self, hints: Sequence[str]) -> bool:
         """Whether :meth:`live_decision` would speak now; cheap, and it consumes nothing."""
-        return self._window.may_speak(hints)
+        return self.live.may_speak(hints)
 
     def live_decision(self, hints: Sequence[str]) -> dict[str, Any]:
         """:meth:`decide` over the observed window; speaking consumes the window's triggers,
         so one failure makes one narration, not one per following event."""
-        window = self._window
-        decision = self._noted(policy.verdict(window.find(hints), hints, len(window)))
+        live = self.live
+        decision = self._noted(policy.verdict(live.find(hints), hints, live.held))
         if decision["speak_now"]:
-            window.use_up()
+            live.use_up()
         return decision
 
     def narrated(self) -> None:
         """A narrative was delivered: the window starts again (at the next event)."""
-        self._window.restart()
+        self.live.restart()
 
     @property
     def held_window(self) -> int:
         """How many events the live window holds now."""
-        return len(self._window)
+        return self.live.held
 
     @property
     def newest(self) -> list[Event]:
         """The newest observed events (at most 30), oldest first."""
-        return self._conversation.newest
+        return self.live.newest
 
     @staticmethod
     def parse_decision(text: str) -> dict[str, Any]:
@@ -295,8 +294,7 @@ class ControllerRunner:
         """
         events = list(events)
         older = SummaryFold()
-        for event in events[:-MAX_EVENTS]:
-            older.add(event)
+        older.extend(events[:-MAX_EVENTS])
         text, refresh = self._slice(conversation_id, events[-MAX_EVENTS:], older)
         self._refreshed(conversation_id, refresh)
         return text
@@ -304,7 +302,7 @@ class ControllerRunner:
     def live_slice(self, conversation_id: str) -> str:
         """:meth:`build_context_slice` of the observed conversation, in bounded memory (on
         any thread: the conversation is held still meanwhile)."""
-        with self._conversation.reading() as conversation:
+        with self.live.reading() as conversation:
             text, refresh = self._slice(conversation_id, conversation.newest, conversation.older)
         # Emitted once the conversation is let go: the pipeline may be waiting for it.
         self._refreshed(conversation_id, refresh)
@@ -360,7 +358,7 @@ class ControllerRunner:
 
     def live_controller_prompt(self, hints: Sequence[str]) -> str:
         """:meth:`build_controller_prompt` for the observed conversation."""
-        with self._conversation.reading() as conversation:
+        with self.live.reading() as conversation:
             summary = conversation.older
             older = [summary.render()] if summary.count else []
             first = summary.count + 1

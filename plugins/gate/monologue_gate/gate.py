@@ -51,6 +51,7 @@ class GateState:
         "_session_id",
         "first_report",
         "held",
+        "mode",
         "report_every",
         "runner",
         "settings",
@@ -67,6 +68,7 @@ class GateState:
         watchdog: Watchdog | None = None,
     ) -> None:
         self.settings = settings
+        self.mode = settings.mode  # settings are frozen; a field read costs a pydantic trip
         self.runner = ControllerRunner(session, window=settings.window)
         self.held = 0
         self.first_report = session.config.min_buffer_size
@@ -91,13 +93,15 @@ class GateState:
         # Each hint is judged as it arrives (session.hints holds them all until a narrative);
         # triggers are consumed when the gate speaks, so older hints need no second look.
         runner = self.runner
+        mode = self.mode
+        kind = event.type
         hints: tuple[str, ...] = ()  # no list to build for the events that are no hint
-        if event.type == "hint":
+        if kind == "hint":
             hints = (event.data["name"],)
-        else:
-            runner.observe(event)
-        mode = self.settings.mode
-        if mode == "assist" and not runner.may_speak(hints):
+            if mode == "assist" and not runner.may_speak(hints):
+                return None
+        # runner.observe(), less a call, and answering may_speak() at once.
+        elif not runner.live.observe(event, kind) and mode == "assist":
             return None  # the common case, once per event: nothing to decide
         decision = runner.live_decision(hints)
         if decision["speak_now"]:
@@ -107,7 +111,7 @@ class GateState:
             return self._speak(session, decision["actions"][0]["reason"])
         if mode == "assist":
             return None
-        if event.type == "hint" or not self._checkpoint():
+        if kind == "hint" or not self._checkpoint():
             return False
         if mode == "llm":
             from .llm import ask_controller

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -53,7 +54,7 @@ def _one_line(text: str, limit: int) -> str:
 
 
 class SummaryFold:
-    """Events folded one at a time into what :func:`rolling_summary` says of them.
+    """Events folded into what :func:`rolling_summary` says of them, a batch at a time.
 
     Memory stays bounded however long the session: counts, a few file names, the last
     error and the last :data:`MAX_TEXTS` things said.
@@ -63,33 +64,51 @@ class SummaryFold:
         self.count = 0
         self.first: Event | None = None
         self.last: Event | None = None
-        self._tools: Counter[str] = Counter()
+        self._tools: dict[str, int] = {}
         self._files: dict[str, None] = {}
         self._more_files: set[str] = set()
         self._errors = 0
         self._last_error = ""
         self._texts: deque[str] = deque(maxlen=MAX_TEXTS)
 
-    def add(self, event: Event) -> None:
-        self.count += 1
-        self.first = self.first or event
-        self.last = event
-        data = event.data
-        if event.type == "tool_call":
-            self._tools[str(data.get("tool_name"))] += 1
-            tool_input = data.get("input") or {}
-            for key in PATH_KEYS:
-                if isinstance(tool_input.get(key), str):
-                    self._file(tool_input[key])
-        elif event.type == "error" or (event.type == "tool_result" and data.get("is_error")):
-            self._errors += 1
-            self._last_error = as_text(data.get("message", data.get("output")))
-        elif event.type in ("text", "narrative") and data.get("text"):
-            self._texts.append(str(data["text"]))
+    def extend(self, events: Sequence[Event]) -> None:
+        """Fold ``events``, oldest first."""
+        if not events:
+            return
+        self.count += len(events)
+        if self.first is None:
+            self.first = events[0]
+        self.last = events[-1]
+        # The live gate folds every event it sees: names bound once per batch, not per event,
+        # and the events a summary says nothing of cost one type test.
+        tools, files, texts = self._tools, self._files, self._texts
+        for event in events:
+            kind = event.type
+            if kind == "tool_call":
+                data = event.data
+                name = str(data.get("tool_name"))
+                tools[name] = tools.get(name, 0) + 1
+                tool_input = data.get("input") or {}
+                for key in PATH_KEYS:
+                    if key in tool_input:
+                        path = tool_input[key]
+                        if isinstance(path, str) and path not in files:
+                            self._file(path)
+            elif kind == "tool_result":
+                if event.data.get("is_error"):
+                    self._error(event.data)
+            elif kind == "error":
+                self._error(event.data)
+            elif kind in {"text", "narrative"}:
+                text = event.data.get("text")
+                if text:
+                    texts.append(str(text))
+
+    def _error(self, data: dict[str, Any]) -> None:
+        self._errors += 1
+        self._last_error = as_text(data.get("message", data.get("output")))
 
     def _file(self, name: str) -> None:
-        if name in self._files:
-            return
         if len(self._files) < MAX_FILES:
             self._files[name] = None
         elif len(self._more_files) < MAX_COUNTED_FILES:
@@ -121,8 +140,7 @@ class SummaryFold:
 def rolling_summary(events: Sequence[Event]) -> str:
     """A deterministic few-line summary of ``events`` (empty for no events)."""
     fold = SummaryFold()
-    for event in events:
-        fold.add(event)
+    fold.extend(events)
     return fold.render()
 
 
