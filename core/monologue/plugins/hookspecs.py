@@ -142,8 +142,9 @@ def narrate(
     ``max_buffer_size`` events (older ones come folded into one ``events_folded`` digest,
     first); a call abandoned after ``narrate_timeout_s`` finds its ``events`` list emptied.
     The events are redacted already: the pipeline redacted each before any hook saw it.
-    ``history`` holds the last ``history_size`` narratives, oldest first; ``reason`` is ``buffer``, ``max_buffer``,
-    ``final``, ``idle``, or the reason a ``should_speak`` plugin named (the gate's);
+    ``history`` holds the last ``history_size`` narratives, oldest first; ``reason`` is
+    ``buffer``, ``max_buffer``, ``final``, ``idle``, or the reason a ``should_speak`` plugin
+    named (the gate's);
     ``session.is_first`` is true until a narrative has been delivered. Return the text or a
     :class:`~monologue.Narration` (text, model, usage); ``None``, ``""`` or ``"..."`` mean
     *wait*: the events stay buffered for the next call.
