@@ -120,3 +120,37 @@ def test_usage_reported_with_a_wait_answer_is_recorded(
         s2.wait_idle(5)
     suppressed = [e for e in collect.events if e.type == "narration_suppressed"]
     assert [e.session_id for e in suppressed] == [s.id]
+
+
+def test_a_turn_still_running_at_the_close_hands_its_batch_to_the_final_turn(
+    monologue_plugins: PluginSandbox,
+) -> None:
+    # The session closes while a turn's narrator is still thinking: the buffer then holds the
+    # completion alone, and the running turn's wait answer puts its batch back afterwards.
+    import threading
+
+    asked = threading.Event()
+    told: list[tuple[str, int]] = []
+
+    class SlowToWait:
+        @hookimpl
+        def narrate(self, events, reason):
+            told.append((reason, len(events)))
+            if reason == "final":
+                return f"All {len(events)} done."
+            asked.set()
+            time.sleep(0.3)  # the close begins meanwhile
+            return None  # wait
+
+    monologue_plugins.register(SlowToWait(), "slow")
+    narratives: list[Event] = []
+    with monologue_plugins.session(
+        "coder", narrator="slow", min_buffer_size=1, max_buffer_size=1
+    ) as s:
+        s.subscribe(narratives.append)
+        one = s.text("one")
+        assert asked.wait(5)
+    assert told[-1][0] == "final", told
+    (narrative,) = narratives
+    assert one.id in narrative.data["covers"]
+    assert s.stats.dropped == 0

@@ -338,8 +338,10 @@ class Session(EventFlow):
 
     def _final_turn(self, deadline: float) -> None:
         with self.lock:
-            # A buffer holding nothing but the completion itself has nothing to narrate.
-            if self._pending.only("completion"):
+            # A buffer holding nothing but the completion itself has nothing to narrate,
+            # unless a turn is running: a wait answer puts its batch back, for this turn.
+            running = self._worker is not None and self._worker.busy
+            if self._pending.only("completion") and not running:
                 self._pending.clear()
             elif self.narrator is not None:
                 self._ensure_worker().finish(deadline)

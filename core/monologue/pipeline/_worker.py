@@ -154,6 +154,11 @@ class NarrationWorker:
                     return
                 self._cond.wait(remaining)
 
+    @property
+    def busy(self) -> bool:
+        """Whether a turn is running (read with the session's lock held, to be sure)."""
+        return self._busy
+
     def wait_idle(self, deadline: float) -> bool:
         """Block until no turn is running or requested, or until ``deadline``."""
         if self._requested is None and not self._busy:
@@ -250,6 +255,8 @@ class NarrationWorker:
         session = self.session
         if not events and reason != "idle":
             return
+        if reason == "final" and all(event.type == "completion" for event in events):
+            return  # the turn running at the close told the rest: nothing but the ending is left
         config = session.config
         if self.disabled:
             self._keep(events, reason)

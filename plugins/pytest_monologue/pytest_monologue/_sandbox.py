@@ -48,7 +48,8 @@ _UNSCRIPTED = object()
 
 @dataclass(frozen=True)
 class Hang:
-    """A mock answer: block for ``seconds`` (past the timeout, typically), then wait."""
+    """A mock answer: block for ``seconds`` (past the timeout, typically), then wait; the
+    ``mock_narrator`` fixture ends the block when its test ends."""
 
     seconds: float
 
@@ -193,6 +194,13 @@ class MockNarrator:
         self.default: str | None = None
         self._answers: deque[Any] = deque()
         self._cond = threading.Condition()
+        self._released = threading.Event()
+
+    def release(self) -> None:
+        """End every :class:`Hang` now and to come: a call still hanging after its test
+        would count as stuck against this narrator's name in the tests after it (and, past
+        ``narrator_stuck_limit``, pause it)."""
+        self._released.set()
 
     def queue(self, *answers: Any) -> MockNarrator:
         self._answers.extend(answers)
@@ -218,7 +226,7 @@ class MockNarrator:
         if self.latency:
             time.sleep(self.latency)
         if isinstance(answer, Hang):
-            time.sleep(answer.seconds)
+            self._released.wait(answer.seconds)
             return None
         if isinstance(answer, BaseException) or (
             isinstance(answer, type) and issubclass(answer, BaseException)
@@ -247,12 +255,14 @@ class MockNarrator:
 @pytest.fixture
 def mock_narrator(
     monologue_plugins: PluginSandbox, monkeypatch: pytest.MonkeyPatch
-) -> MockNarrator:
-    """A :class:`MockNarrator` registered as ``mock`` and selected for every session."""
+) -> Iterator[MockNarrator]:
+    """A :class:`MockNarrator` registered as ``mock`` and selected for every session; its
+    hanging calls end with the test."""
     narrator = MockNarrator()
     monologue_plugins.register(narrator, "mock")
     monkeypatch.setenv("MONOLOGUE_NARRATOR", "mock")
-    return narrator
+    yield narrator
+    narrator.release()
 
 
 @pytest.fixture

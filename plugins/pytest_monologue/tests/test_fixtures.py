@@ -67,3 +67,20 @@ def test_narrative_of_finds_events_covered_by_a_digests_range(monologue_plugins)
     assert replayed.events[0].id not in narrative.data["covers"]
     assert narrative.data["covers_range"][0] == replayed.events[0].id
     assert all(replayed.narrative_of(event) == "All done." for event in replayed.events)
+
+
+def test_a_hang_ends_when_the_narrator_is_released() -> None:
+    import threading
+    import time
+
+    narrator = MockNarrator().queue(Hang(30))
+    session = type("S", (), {"is_first": True, "id": "s"})()
+    answers: list[object] = []
+    call = threading.Thread(target=lambda: answers.append(narrator.narrate(session, [], [], "x")))
+    call.start()
+    assert narrator.wait_for_calls(1)
+    started = time.monotonic()
+    narrator.release()  # what the mock_narrator fixture does when its test ends
+    call.join(5)
+    assert not call.is_alive() and answers == [None]
+    assert time.monotonic() - started < 5
