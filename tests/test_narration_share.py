@@ -86,6 +86,9 @@ def test_closing_never_waits_for_a_rest(monologue_plugins):
     s.start()
     s.text("one")
     assert busy.wait_for_calls(1)
+    # The narrator has answered; the turn is over once its narrative is delivered (a turn
+    # still running at the close would take "two" into the final turn, by design).
+    assert s.wait_idle(5)
     s.text("two")  # a turn asked for while the worker rests up to MAX_REST_S (1 s)
     s.drain()
     closing = time.monotonic()
