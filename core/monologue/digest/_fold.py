@@ -19,7 +19,7 @@ import functools
 import re
 from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from monologue.events import FOLDED_TYPE, Event, EventsFoldedData
 from monologue.redact import redact
@@ -27,7 +27,7 @@ from monologue.redact import redact
 from . import COMMAND_KEYS, PATH_KEYS, as_text, truncate
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 ID_LIMIT = 4096
 """Folded ids listed one by one (about 300 KB); beyond, the range alone."""
@@ -116,11 +116,7 @@ class Fold:
                 data.ids_complete = False
                 data.ids = []
         kind = event.type
-        types = data.types
-        if kind in types:
-            types[kind] += 1
-        else:
-            _bump(types, kind)
+        _bump(data.types, kind)
         payload = event.data
         if kind == "tool_call":
             _bump(data.tools, str(payload.get("tool_name")))
@@ -210,7 +206,7 @@ class Fold:
         command = _first(tool_input, COMMAND_KEYS)
         if command:
             self._remember(command, self._commands, data.commands, "commands")
-            if (_commits_cached if len(command) <= _CACHED_CHARS else _commits)(command):
+            if _commits(command):
                 data.commits_total += 1
                 data.last_commit = command
                 if len(data.commits) < NAME_LIMIT:
@@ -235,29 +231,39 @@ def _first(tool_input: dict[str, Any], keys: tuple[str, ...]) -> str:
     for key in keys:
         value = tool_input.get(key)
         if isinstance(value, str):
-            name = _one_line(value) if len(value) <= _CACHED_CHARS else _clean(value)
+            name = _one_line(value)
             if name:
                 return name
     return ""
 
 
-def _clean(value: str) -> str:
+_CACHED_CHARS = 512
+_T = TypeVar("_T")
+
+
+def _short_cached(function: Callable[[str], _T]) -> Callable[[str], _T]:
+    """``function`` of a name, remembered for the last 1,024 names of up to
+    :data:`_CACHED_CHARS` characters (longer ones are not kept): an agent names the same few
+    files and commands again and again, and a flood of events folds each of them."""
+    cached = functools.lru_cache(maxsize=1024)(function)
+    return lambda value: cached(value) if len(value) <= _CACHED_CHARS else function(value)
+
+
+@_short_cached
+def _one_line(value: str) -> str:
     return truncate(" ".join(value.split()), TEXT_LIMIT)
 
 
+@_short_cached
 def _commits(command: str) -> bool:
     return _COMMIT.search(command) is not None
 
 
-# An agent names the same few files and commands again and again, and a flood of events folds
-# each of them: a short name is looked up, not cleaned or searched again (long ones are not kept).
-_CACHED_CHARS = 512
-_one_line = functools.lru_cache(maxsize=1024)(_clean)
-_commits_cached = functools.lru_cache(maxsize=1024)(_commits)
-
-
 def _bump(counts: dict[str, int], name: str, by: int = 1) -> None:
-    if name not in counts and len(counts) >= KIND_LIMIT:
+    if name in counts:  # the common case, once per folded event
+        counts[name] += by
+        return
+    if len(counts) >= KIND_LIMIT:
         name = "other"
     counts[name] = counts.get(name, 0) + by
 

@@ -77,12 +77,7 @@ class PendingBuffer(Sequence["Event"]):
         events = self._events
         events.append(event)
         if len(events) > self._cap:
-            if self._warned and len(events) == self._cap + 1:
-                # At the cap, each new event folds the oldest: the common case under a flood.
-                self._fold.add(events.pop(0))
-                self.folded += 1
-            else:
-                self._enforce_cap()
+            self._enforce_cap()
 
     def only(self, kind: str) -> bool:
         """True when every buffered event (if any) is of type ``kind``."""
@@ -159,9 +154,12 @@ class PendingBuffer(Sequence["Event"]):
         if excess <= 0:
             return
         fold = self._fold
-        for event in self._events[:excess]:
-            fold.add(event)
-        del self._events[:excess]
+        if excess == 1:  # at the cap, each new event folds the oldest: a flood's every event
+            fold.add(self._events.pop(0))
+        else:
+            for event in self._events[:excess]:
+                fold.add(event)
+            del self._events[:excess]
         self.folded += excess
         if not self._warned:
             self._warned = True

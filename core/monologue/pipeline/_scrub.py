@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from operator import attrgetter
 
 from monologue.events import Event
-from monologue.redact import may_contain_secret, redact, secret_suspects
+from monologue.redact import may_contain_secret, secret_suspects
 
 __all__ = ["scrub", "scrub_narrative"]
 
@@ -62,10 +62,7 @@ def scrub_narrative(narrative: Event) -> tuple[Event, str | None]:
     narrator and the claim checker wrote (text, model, usage, check record) is searched and
     redacted; the ids it covers are not searched. Returns the narrative and its JSON line
     (``None`` when JSON cannot hold it)."""
-    data = narrative.data
-    told = {key: value for key, value in data.items() if key not in _COVERED_IDS}
+    told = {key: value for key, value in narrative.data.items() if key not in _COVERED_IDS}
     if may_contain_secret(repr(told)):
-        clean = redact(data)
-        if clean != data:
-            narrative = narrative.model_copy(update={"data": clean})
+        narrative = narrative.redacted()
     return narrative, _line(narrative)

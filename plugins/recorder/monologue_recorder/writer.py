@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from monologue.files import make_private_folder
-from monologue.lines import DEFAULT_MAX_EVENT_BYTES, remembered_line
+from monologue.lines import DEFAULT_MAX_EVENT_BYTES
 from monologue.recording import event_line
 
 if TYPE_CHECKING:
@@ -87,9 +87,6 @@ class RecordingFile:
         self._waiting: deque[str] = deque()
         self._chars = 0
         self._fd: int | None = None
-        # An event's line is made by the pipeline, which redacted it; only one longer than a
-        # quarter of the budget (in characters) may be over it in bytes, and is measured.
-        self._short = max_event_bytes // 4
 
     def open(self, header: str) -> bool:
         """Create the file (0600, in folders created 0700) and write the header line;
@@ -111,10 +108,7 @@ class RecordingFile:
     def append_event(self, event: Event) -> None:
         """Queue one event's line, within the size budget. Events come from a session's
         pipeline, which redacted them before any hook saw them and made their line."""
-        line = remembered_line(event)
-        if line is None or len(line) > self._short:
-            line = event_line(event, self.max_event_bytes, redacted=True)
-        self.append(line)
+        self.append(event_line(event, self.max_event_bytes, redacted=True))
 
     def append(self, line: str) -> None:
         """Queue one line (without its newline); write it when the policy says so. Called
