@@ -38,6 +38,10 @@ class Overdue:
 
     def pause_reason(self, narrator: str, limit: int) -> str | None:
         """Why narration with ``narrator`` is paused now, or ``None`` when it is not."""
+        if not self._calls.get(narrator):
+            # Asked at every turn, and nearly always with no abandoned call: no lock then. A
+            # call abandoned meanwhile is not stuck yet anyway (it is at twice the timeout).
+            return None
         with self._lock:
             stuck = self._stuck(narrator)
             if stuck < limit:

@@ -62,7 +62,13 @@ def scrub_narrative(narrative: Event) -> tuple[Event, str | None]:
     narrator and the claim checker wrote (text, model, usage, check record) is searched and
     redacted; the ids it covers are not searched. Returns the narrative and its JSON line
     (``None`` when JSON cannot hold it)."""
-    told = {key: value for key, value in narrative.data.items() if key not in _COVERED_IDS}
-    if may_contain_secret(repr(told)):
+    # Its values, not the dict's repr: the keys are the core's own (``text``, ``usage``...),
+    # and a narrative is delivered every few events of an instant replay.
+    told = "\n".join(
+        value if type(value) is str else repr(value)
+        for key, value in narrative.data.items()
+        if value is not None and key not in _COVERED_IDS
+    )
+    if may_contain_secret(told):
         narrative = narrative.redacted()
     return narrative, _line(narrative)

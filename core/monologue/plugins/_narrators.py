@@ -7,6 +7,7 @@ start with the plugin's own reason (``narrator_unavailable``).
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 import weakref
@@ -15,6 +16,8 @@ from typing import TYPE_CHECKING
 from monologue.errors import NarratorUnavailable
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from monologue.checking import ClaimCheck
     from monologue.events import Event
     from monologue.events._narration import Narration
@@ -123,9 +126,7 @@ def narrate(
     An answer is checked by the installed claim checker, if any, before it is returned (see
     :mod:`monologue.checking`): a false one is retried once with feedback, when the narrator
     takes it, or replaced by the checker's safe text."""
-    from monologue.checking import checked_narration
-    from monologue.events._narration import as_narration
-
+    as_narration, checked_narration = _answer_helpers()
     started = time.monotonic()
     impl = hooks.impl_of("narrate", narrator)
     if impl is None:
@@ -144,8 +145,8 @@ def narrate(
         )
 
     narration = ask(None)
-    if narration is None or narration.is_wait:
-        return narration
+    if narration is None or narration.is_wait or not hooks.impls("check_narrative"):
+        return narration  # no claim checker installed: nothing to check it against
 
     def check(text: str) -> ClaimCheck | None:
         return hooks.check_narrative(session, events, text, reason)
@@ -155,3 +156,14 @@ def narrate(
     deadline = started + session.config.narrate_timeout_s / 2
     retry = ask if "feedback" in impl.argnames else None
     return checked_narration(narration, check, retry, deadline=deadline)
+
+
+@functools.cache
+def _answer_helpers() -> tuple[Callable[[object], Narration | None], Callable[..., Narration]]:
+    """``as_narration`` and ``checked_narration``, imported at the first narrative (they
+    bring pydantic, which ``monologue --help`` never needs) and once: an import statement
+    costs microseconds on every call, and an instant replay narrates every few events."""
+    from monologue.checking import checked_narration
+    from monologue.events._narration import as_narration
+
+    return as_narration, checked_narration
