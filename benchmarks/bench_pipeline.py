@@ -10,8 +10,9 @@ no-op implementations (the baseline the targets are stated against):
    and tool calls); the pipeline thread runs meanwhile, sharing the GIL, and drains between
    bursts, untimed. What the emitting thread pays, contention included.
 2. **sustained**: events ÷ (emit time + the drain at close), emitting without pause: the
-   pipeline's own throughput once the queue is full (back-pressure); and the pipeline
-   thread's CPU time per event, read from its own clock, which a loaded machine moves less.
+   pipeline's own throughput once the queue is full (back-pressure), the best of three
+   runs; and the pipeline thread's CPU time per event in that run, read from its own clock,
+   which a loaded machine moves less.
 3. **added latency per emit**: 50 agent threads, one session each, 2 ms of work between
    events, the narrator sleeping 200 ms per call (busy all the time); the p99 and max of the
    time each emit call takes. Then (issue 24) the same with a narrator sleeping 1 s and 1 in 8
@@ -32,6 +33,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -166,8 +168,20 @@ def _pipeline_cpu(s: Session) -> Callable[[], float]:
     return lambda: time.clock_gettime(clock)
 
 
-def sustained(ctx: Context, bare_us: float) -> list[Figure]:
-    count = sized(ctx, 100_000, 20_000, 2_000)
+@dataclass(frozen=True)
+class _SustainedRun:
+    emit_s: float
+    close_s: float
+    cpu_s: float
+    """The pipeline thread's own CPU time."""
+    waits: int
+
+    @property
+    def total_s(self) -> float:
+        return self.emit_s + self.close_s
+
+
+def _sustained_run(count: int) -> _SustainedRun:
     with tempfile.TemporaryDirectory() as tmp, default_plugins() as manager:
         config = scratch_config(Path(tmp))
         s = Session("bench", pm=manager, **config).start()
@@ -181,8 +195,17 @@ def sustained(ctx: Context, bare_us: float) -> list[Figure]:
         s.close()
         ended = time.perf_counter()
         waits = getattr(s.stats, "backpressure", 0)
-    total = ended - started
-    cpu_us = cpu_used / count * 1e6
+    return _SustainedRun(emitted - started, ended - emitted, cpu_used, waits)
+
+
+def sustained(ctx: Context, bare_us: float) -> list[Figure]:
+    count = sized(ctx, 100_000, 20_000, 2_000)
+    # The best of three whole runs, as every other timing here is the best of several: a
+    # burst of load on this shared machine lengthens one run, never shortens one.
+    rounds = 1 if ctx.smoke else 3
+    run = min((_sustained_run(count) for _ in range(rounds)), key=lambda r: r.total_s)
+    total = run.total_s
+    cpu_us = run.cpu_s / count * 1e6
     return [
         Figure(
             group="sustained",
@@ -200,8 +223,8 @@ def sustained(ctx: Context, bare_us: float) -> list[Figure]:
             unit="events/s",
             target=50_000,
             compare="min",
-            note=f"emit {emitted - started:.2f} s + close {ended - emitted:.2f} s, "
-            f"{count:,} events, {waits} back-pressure waits; "
+            note=f"emit {run.emit_s:.2f} s + close {run.close_s:.2f} s, "
+            f"{count:,} events, {run.waits} back-pressure waits, best of {rounds}; "
             f"{total / count * 1e6 / bare_us:.1f}x bare pluggy per event",
         ),
     ]
