@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from monologue import hookimpl
 from monologue.events import Event
-from monologue.pipeline._scrub import scrub
+from monologue.pipeline._scrub import scrub, scrub_narrative
 from monologue.redact import REDACTED
 
 
@@ -124,3 +124,31 @@ def test_a_result_named_by_a_call_in_the_same_batch_reaches_every_sink_named(
         s.drain()
         s.emit("tool_result", {"tool_use_id": "t2", "output": "def f(): ..."})
     assert seen == {"t1": "Grep", "t2": "Read"}
+
+
+@pytest.mark.parametrize(
+    "told",
+    [
+        {"text": "I set it; export GITHUB_TOKEN=abcdefHq12"},
+        {"model": "password is abcdefHq12"},
+        {"checked": {"status": "fallback", "original": "my password is abcdefHq12"}},
+    ],
+    ids=["text", "model", "check record"],
+)
+def test_a_narrative_is_redacted_wherever_its_narrator_or_checker_wrote_the_secret(
+    told: dict,
+) -> None:
+    data = {"text": "I read it.", "narrator": "n", "model": None, "reason": "buffer"}
+    data |= {"covers": ["01ABC", "01ABD"], "latency_ms": 1.5, "usage": None, **told}
+    narrative = Event.trusted("narrative", data, "s", "a", visibility="user")
+    clean, line = scrub_narrative(narrative)
+    assert clean is not narrative and "abcdefHq12" not in str(clean.data)
+    assert REDACTED in str(clean.data) and line == clean.model_dump_json()
+    assert clean.data["covers"] == ["01ABC", "01ABD"]
+
+
+def test_a_narrative_without_secrets_keeps_its_event_and_line() -> None:
+    data = {"text": "I read client.py.", "narrator": "n", "model": "m", "reason": "buffer"}
+    data |= {"covers": ["01ABC"], "latency_ms": 1.5, "usage": {"input_tokens": 3}}
+    narrative = Event.trusted("narrative", data, "s", "a", visibility="user")
+    assert scrub_narrative(narrative) == (narrative, narrative.model_dump_json())
