@@ -93,20 +93,23 @@ def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
         # An unseen call's failure is its own clause: it must not add to a named group's count.
         tool = (action.tool or "") if kind == "other" else "" if action.seen else "?"
         groups.setdefault((action.agent, kind, tool, action.running), []).append(action)
+    terse = scene.preset == "terse"
     clauses = []
     for (agent, kind, _, running), group in groups.items():
-        phrase = KINDS[kind].phrase(group, scene.cwd)
+        # Worded only in the form the preset says, short for terse, as the clause's both
+        # (the other is read only to find the user's interruption, which no action is).
+        phrase = KINDS[kind].phrase(group, scene.cwd, short=terse)
+        said = phrase.running if running else phrase.done
         # Told where it happened: a finished step when it finished (a sub-agent's report
         # after its own steps), a running one when it started.
         told = [a.order if running or a.ended is None else a.ended for a in group]
         order = min(told)
-        failed = not running and KINDS[kind].all_failed(group)
         news = kind in ("tests", "task", "background") and not running
-        priority = ERROR if failed else TESTS if news else WORK
+        priority = ERROR if phrase.failed and not running else TESTS if news else WORK
         clauses.append(
             Clause(
-                phrase.running if running else phrase.done,
-                phrase.running_short if running else phrase.done_short,
+                said,
+                said,
                 priority,
                 order,
                 subject=subject_of(scene, agent),
@@ -114,7 +117,7 @@ def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
                 weight=len(group),
                 details=phrase.details,
                 listed=phrase.listed,
-                named=names_subject(phrase.running_short if running else phrase.done_short),
+                named=names_subject(said),
                 rank=_ROUTINE_RANK.get(kind, 0),
                 end=max(told),
                 latest=_latest_step(kind, group, told, scene.cwd) if len(group) > 1 else None,
@@ -137,7 +140,7 @@ def _latest_step(
     """The short form of a group's latest step alone: "ran `git push`", not the group's
     "ran `make build` and 2 more"."""
     latest = group[told.index(max(told))]
-    return lambda: KINDS[kind].phrase([latest], cwd).done_short
+    return lambda: KINDS[kind].phrase([latest], cwd, short=True).done
 
 
 def _merge_routine(clauses: list[Clause]) -> list[Clause]:
