@@ -117,7 +117,7 @@ def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
                 weight=len(group),
                 details=phrase.details,
                 listed=phrase.listed,
-                named=names_subject(said),
+                named=terse and names_subject(said),  # (only terse reads it)
                 rank=_ROUTINE_RANK.get(kind, 0),
                 end=max(told),
                 latest=_latest_step(kind, group, told, scene.cwd) if len(group) > 1 else None,
@@ -332,10 +332,11 @@ def _next(scene: Scene, sentences: list[str]) -> list[str]:
     """Open with "Next," when the previous narration opened the same way ("I read ...")."""
     if scene.first or not scene.history or not sentences:
         return sentences
-    last = scene.history[-1].split()[:2]
-    first = sentences[0].split()
-    if len(last) == 2 and first[:2] == last and first[0] == "I":
-        sentences[0] = f"Next, I {' '.join(first[1:])}"
+    # Their first two words only: a whole narrative split for two words was most of it.
+    last = scene.history[-1].split(maxsplit=2)[:2]
+    first = sentences[0].split(maxsplit=2)[:2]
+    if len(last) == 2 and first == last and first[0] == "I":
+        sentences[0] = f"Next, I {' '.join(sentences[0].split()[1:])}"
     return sentences
 
 

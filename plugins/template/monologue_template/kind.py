@@ -107,7 +107,9 @@ class Kind:
         return f"; {failed} failed" if failed and len(actions) > 1 else ""
 
     def all_failed(self, actions: list[Action]) -> bool:
-        """Told as "I tried to X, but it failed: why" (or "but all 3 failed")."""
+        """Told as "I tried to X, but it failed: why" (or "but all 3 failed"). A kind may
+        narrow it, never widen it: a batch with an action that did not fail is never all
+        failed."""
         return all(action.is_error for action in actions)
 
     def details(self, actions: list[Action], cwd: str | None) -> list[str]:
@@ -133,11 +135,12 @@ class Kind:
         if any(action.running for action in actions):
             return Phrase(running, running)
         failed = [action for action in actions if action.is_error]
-        all_failed = self.all_failed(actions)
+        every = len(failed) == len(actions)
         # A declined call is a failed one: only an all-failed batch can be all declined.
-        if len(failed) == len(actions) and all(action.declined for action in actions):
+        if every and all(action.declined for action in actions):
             but = "; you declined" if short else ", but you declined"
-            return Phrase(running, f"wanted to {base} {obj}{but}", all_failed)
+            return Phrase(running, f"wanted to {base} {obj}{but}", self.all_failed(actions))
+        all_failed = every and self.all_failed(actions)  # (which kinds only narrow)
         details = [] if short else self.details(actions, cwd)
         reason = (error_excerpt(failed[0].output or "") or "no reason given") if failed else ""
         if all_failed:
