@@ -96,9 +96,10 @@ def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
     terse = scene.preset == "terse"
     clauses = []
     for (agent, kind, _, running), group in groups.items():
-        # Worded only in the form the preset says, short for terse, as the clause's both
-        # (the other is read only to find the user's interruption, which no action is).
-        phrase = KINDS[kind].phrase(group, scene.cwd, short=terse)
+        # Worded only as the preset says it: short for terse, as the clause's both forms (the
+        # other is read only to find the user's interruption, which no action is), and with
+        # details for verbose alone.
+        phrase = KINDS[kind].phrase(group, scene.cwd, terse, scene.preset == "verbose")
         said = phrase.running if running else phrase.done
         # Told where it happened: a finished step when it finished (a sub-agent's report
         # after its own steps), a running one when it started.
@@ -165,6 +166,7 @@ def _merge_routine(clauses: list[Clause]) -> list[Clause]:
             more = sum(clause.weight for clause in group if id(clause) not in kept)
             parts.append(f"took {plural(more, 'more step')}")
         text = join_list(parts, limit=len(parts))
+        # Not ``named``: terse reads it, and terse never merges.
         merged = Clause(
             text,
             text,
@@ -173,7 +175,6 @@ def _merge_routine(clauses: list[Clause]) -> list[Clause]:
             subject=subject,
             weight=sum(clause.weight for clause in group),
             details=[detail for clause in group for detail in clause.details],
-            named=any(clause.named for clause in group),
         )
         merged_ids = {id(clause) for clause in group}
         clauses = [clause for clause in clauses if id(clause) not in merged_ids]
@@ -223,6 +224,8 @@ def _render(scene: Scene, ranked: list[Clause], said: frozenset[str], variant: i
     rendered: dict[int, str] = {}  # a clause's plain form, which _fresh tries first
     count = 0
     for clause in ranked:
+        if count == most:
+            break  # no room left: every clause says a sentence at least
         if clause.priority == LOW and chosen:
             continue
         text = rendered[id(clause)] = clause.render()

@@ -30,8 +30,10 @@ class Plain(Kind):
     def many(self, actions: list[Action], cwd: str | None, short: bool) -> str:
         return ""
 
-    def phrase(self, actions: list[Action], cwd: str | None, short: bool = False) -> Phrase:
-        phrase = super().phrase(actions, cwd, short)
+    def phrase(
+        self, actions: list[Action], cwd: str | None, short: bool = False, verbose: bool = False
+    ) -> Phrase:
+        phrase = super().phrase(actions, cwd, short, verbose)
         for name in ("running", "done", "listed"):
             text = re.sub(r" ([,;])", r"\1", getattr(phrase, name))
             setattr(phrase, name, " ".join(text.split()))

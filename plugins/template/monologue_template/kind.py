@@ -45,7 +45,7 @@ class Phrase:
     failure: Failure | None = None
     """When some of several actions failed: the first failure."""
     details: list[str] = field(default_factory=list)
-    """Extra sentences for the verbose preset (full form only)."""
+    """Extra sentences for the verbose preset (made for it only)."""
     listed: str = ""
     """The done form inside a list of different steps: the outcome in brackets (full form
     only)."""
@@ -126,9 +126,12 @@ class Kind:
             f"couldn't {base} {obj_short}",
         )
 
-    def phrase(self, actions: list[Action], cwd: str | None, short: bool = False) -> Phrase:
+    def phrase(
+        self, actions: list[Action], cwd: str | None, short: bool = False, verbose: bool = False
+    ) -> Phrase:
         """The wording of ``actions``, full or ``short``: a preset says only one of the two
-        (terse the short one), so only that one is made."""
+        (terse the short one), so only that one is made; with the details when ``verbose``,
+        the one preset that says them."""
         base, past, gerund = self.verbs_for(actions)
         obj = self.many(actions, cwd, short)
         running = f"{gerund} {obj}"
@@ -141,7 +144,7 @@ class Kind:
             but = "; you declined" if short else ", but you declined"
             return Phrase(running, f"wanted to {base} {obj}{but}", self.all_failed(actions))
         all_failed = every and self.all_failed(actions)  # (which kinds only narrow)
-        details = [] if short else self.details(actions, cwd)
+        details = self.details(actions, cwd) if verbose else []
         reason = (error_excerpt(failed[0].output or "") or "no reason given") if failed else ""
         if all_failed:
             # Of the two forms, only the one asked is read: it names ``obj`` as it was made.

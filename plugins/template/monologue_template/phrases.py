@@ -34,7 +34,9 @@ class Task(Kind):
         text = action.input.get("description") or action.input.get("prompt")
         return quoted(str(text), 20 if short else 50) if text else "a task"
 
-    def phrase(self, actions: list[Action], cwd: str | None, short: bool = False) -> Phrase:
+    def phrase(
+        self, actions: list[Action], cwd: str | None, short: bool = False, verbose: bool = False
+    ) -> Phrase:
         who = "a sub-agent" if len(actions) == 1 else f"{len(actions)} sub-agents"
         names = "" if short else join_list(unique([self.one(a, cwd, False) for a in actions]))
         running = f"waiting for {who}" if short else f"waiting for {who} to finish {names}"
@@ -44,7 +46,7 @@ class Task(Kind):
             # Launched, not finished: its report comes later (TaskOutput), if at all.
             where = "in the background" if short else f"on {names} in the background"
             return Phrase(running, f"started {who} {where}")
-        phrase = super().phrase(actions, cwd, short)
+        phrase = super().phrase(actions, cwd, short, verbose)
         if phrase.failed:
             pass  # "tried to hand off ...", "wanted to hand off ..., but you declined"
         elif short:
