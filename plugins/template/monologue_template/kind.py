@@ -103,8 +103,10 @@ class Kind:
 
     def outcome(self, actions: list[Action], short: bool) -> str:
         """What came of finished actions, as a tail: ``"; 2 failed"``."""
+        if len(actions) == 1:
+            return ""  # one action: its failure, if any, is the whole phrase ("tried to ...")
         failed = sum(action.is_error for action in actions)
-        return f"; {failed} failed" if failed and len(actions) > 1 else ""
+        return f"; {failed} failed" if failed else ""
 
     def all_failed(self, actions: list[Action]) -> bool:
         """Told as "I tried to X, but it failed: why" (or "but all 3 failed"). A kind may
