@@ -218,7 +218,7 @@ def _render(scene: Scene, ranked: list[Clause], said: frozenset[str], variant: i
     if scene.preset == "terse":
         return _terse(ranked, said, variant)
     fewest, most = LIMITS.get(scene.preset, LIMITS["default"])
-    if any(clause.priority == ENDING for clause in ranked):
+    if ranked[0].priority == ENDING:  # (the highest priority, ranked first)
         most += 1  # how the run ended is said on top of what the last events did
     chosen: list[Clause] = []
     rendered: dict[int, str] = {}  # a clause's plain form, which _fresh tries first

@@ -161,11 +161,11 @@ class Kind:
                 self.failed([first], one_short, one_short, reason)[1],
                 reason,
             )
-        tail = self.outcome(actions, short)
+        done, tail = f"{past} {obj}", self.outcome(actions, short)
         return Phrase(
             running,
-            f"{past} {obj}{tail}",
+            done + tail,
             failure=failure,
             details=details,
-            listed="" if short else listed(f"{past} {obj}", tail),
+            listed="" if short else listed(done, tail),
         )
