@@ -165,6 +165,9 @@ def regroup(
             tool_input = data.get("input") or {}
             if not redacted:
                 tool_input = _redacted(tool, tool_input)
+            # A reused id's latest call replaces the earlier one, and at its own place: the
+            # dict stays in call order, which the actions are returned in.
+            actions.pop(use_id, None)
             actions[use_id] = Action(tool, tool_input, event.agent, order, use_id)
             calls[use_id] = (tool, tool_input, event.agent)
             interrupted = False
@@ -199,7 +202,7 @@ def regroup(
     while len(calls) > MEMORY_LIMIT:
         del calls[next(iter(calls))]
     memory.count_unrun(actions.values())
-    return sorted(actions.values(), key=lambda action: action.order), notes
+    return list(actions.values()), notes
 
 
 # What a file tool writes is never quoted (only its lines are counted): left unredacted,

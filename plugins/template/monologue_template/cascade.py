@@ -31,13 +31,15 @@ def _did(action: Action, cwd: str | None) -> str:
 def cascade_clauses(scene: Scene, actions: list[Action]) -> tuple[list[Action], list[Clause]]:
     """``actions`` without the cancelled ones, and the clause that tells those (if due)."""
     memory = scene.memory
-    failed = [a for a in actions if a.is_error and not a.cancelled and not a.running]
-    cancelled = [a for a in actions if a.cancelled]
+    kept: list[Action] = []
+    cancelled: list[Action] = []
+    for action in actions:  # one pass: ``cancelled`` searches the output
+        (cancelled if action.cancelled else kept).append(action)
+    failed = [a for a in kept if a.is_error and not a.running]
     cause = memory.last_failure
     if failed:
         cause = (failed[0].use_id, _doing(failed[0], scene.cwd))
         memory.last_failure = (failed[-1].use_id, _doing(failed[-1], scene.cwd))
-    kept = [a for a in actions if not a.cancelled]
     if not cancelled:
         return kept, []
     key = cause[0] if cause else ""

@@ -117,8 +117,10 @@ class Tests(Bash):
         output = actions[-1].output or ""
         return not output.strip() or bool(_UNRUN.search(error_excerpt(output)))
 
-    def phrase(self, actions: list[Action], cwd: str | None) -> Phrase:
-        phrase = super().phrase(actions, cwd)
+    def phrase(
+        self, actions: list[Action], cwd: str | None, short: bool = False, verbose: bool = False
+    ) -> Phrase:
+        phrase = super().phrase(actions, cwd, short, verbose)
         phrase.failure = None  # the outcome says what failed
         return phrase
 

@@ -93,20 +93,24 @@ def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
         # An unseen call's failure is its own clause: it must not add to a named group's count.
         tool = (action.tool or "") if kind == "other" else "" if action.seen else "?"
         groups.setdefault((action.agent, kind, tool, action.running), []).append(action)
+    terse = scene.preset == "terse"
     clauses = []
     for (agent, kind, _, running), group in groups.items():
-        phrase = KINDS[kind].phrase(group, scene.cwd)
+        # Worded only as the preset says it: short for terse, as the clause's both forms (the
+        # other is read only to find the user's interruption, which no action is), and with
+        # details for verbose alone.
+        phrase = KINDS[kind].phrase(group, scene.cwd, terse, scene.preset == "verbose")
+        said = phrase.running if running else phrase.done
         # Told where it happened: a finished step when it finished (a sub-agent's report
         # after its own steps), a running one when it started.
         told = [a.order if running or a.ended is None else a.ended for a in group]
         order = min(told)
-        failed = not running and KINDS[kind].all_failed(group)
         news = kind in ("tests", "task", "background") and not running
-        priority = ERROR if failed else TESTS if news else WORK
+        priority = ERROR if phrase.failed and not running else TESTS if news else WORK
         clauses.append(
             Clause(
-                phrase.running if running else phrase.done,
-                phrase.running_short if running else phrase.done_short,
+                said,
+                said,
                 priority,
                 order,
                 subject=subject_of(scene, agent),
@@ -114,7 +118,7 @@ def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
                 weight=len(group),
                 details=phrase.details,
                 listed=phrase.listed,
-                named=names_subject(phrase.running_short if running else phrase.done_short),
+                named=terse and names_subject(said),  # (only terse reads it)
                 rank=_ROUTINE_RANK.get(kind, 0),
                 end=max(told),
                 latest=_latest_step(kind, group, told, scene.cwd) if len(group) > 1 else None,
@@ -137,7 +141,7 @@ def _latest_step(
     """The short form of a group's latest step alone: "ran `git push`", not the group's
     "ran `make build` and 2 more"."""
     latest = group[told.index(max(told))]
-    return lambda: KINDS[kind].phrase([latest], cwd).done_short
+    return lambda: KINDS[kind].phrase([latest], cwd, short=True).done
 
 
 def _merge_routine(clauses: list[Clause]) -> list[Clause]:
@@ -162,6 +166,7 @@ def _merge_routine(clauses: list[Clause]) -> list[Clause]:
             more = sum(clause.weight for clause in group if id(clause) not in kept)
             parts.append(f"took {plural(more, 'more step')}")
         text = join_list(parts, limit=len(parts))
+        # Not ``named``: terse reads it, and terse never merges.
         merged = Clause(
             text,
             text,
@@ -170,7 +175,6 @@ def _merge_routine(clauses: list[Clause]) -> list[Clause]:
             subject=subject,
             weight=sum(clause.weight for clause in group),
             details=[detail for clause in group for detail in clause.details],
-            named=any(clause.named for clause in group),
         )
         merged_ids = {id(clause) for clause in group}
         clauses = [clause for clause in clauses if id(clause) not in merged_ids]
@@ -214,12 +218,14 @@ def _render(scene: Scene, ranked: list[Clause], said: frozenset[str], variant: i
     if scene.preset == "terse":
         return _terse(ranked, said, variant)
     fewest, most = LIMITS.get(scene.preset, LIMITS["default"])
-    if any(clause.priority == ENDING for clause in ranked):
+    if ranked[0].priority == ENDING:  # (the highest priority, ranked first)
         most += 1  # how the run ended is said on top of what the last events did
     chosen: list[Clause] = []
     rendered: dict[int, str] = {}  # a clause's plain form, which _fresh tries first
     count = 0
     for clause in ranked:
+        if count == most:
+            break  # no room left: every clause says a sentence at least
         if clause.priority == LOW and chosen:
             continue
         text = rendered[id(clause)] = clause.render()
@@ -329,10 +335,11 @@ def _next(scene: Scene, sentences: list[str]) -> list[str]:
     """Open with "Next," when the previous narration opened the same way ("I read ...")."""
     if scene.first or not scene.history or not sentences:
         return sentences
-    last = scene.history[-1].split()[:2]
-    first = sentences[0].split()
-    if len(last) == 2 and first[:2] == last and first[0] == "I":
-        sentences[0] = f"Next, I {' '.join(first[1:])}"
+    # Their first two words only: a whole narrative split for two words was most of it.
+    last = scene.history[-1].split(maxsplit=2)[:2]
+    first = sentences[0].split(maxsplit=2)[:2]
+    if len(last) == 2 and first == last and first[0] == "I":
+        sentences[0] = f"Next, I {' '.join(sentences[0].split()[1:])}"
     return sentences
 
 

@@ -30,9 +30,11 @@ class Plain(Kind):
     def many(self, actions: list[Action], cwd: str | None, short: bool) -> str:
         return ""
 
-    def phrase(self, actions: list[Action], cwd: str | None) -> Phrase:
-        phrase = super().phrase(actions, cwd)
-        for name in ("running", "done", "running_short", "done_short", "listed"):
+    def phrase(
+        self, actions: list[Action], cwd: str | None, short: bool = False, verbose: bool = False
+    ) -> Phrase:
+        phrase = super().phrase(actions, cwd, short, verbose)
+        for name in ("running", "done", "listed"):
             text = re.sub(r" ([,;])", r"\1", getattr(phrase, name))
             setattr(phrase, name, " ".join(text.split()))
         return phrase

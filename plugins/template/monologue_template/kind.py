@@ -35,18 +35,20 @@ class Failure:
 
 @dataclass(slots=True)
 class Phrase:
-    """What a batch of same-kind actions amounts to, without its subject."""
+    """What a batch of same-kind actions amounts to, without its subject, in one form: the
+    full one, or the short one terse says (see :meth:`Kind.phrase`)."""
 
     running: str
     done: str
-    running_short: str
-    done_short: str
+    failed: bool = False
+    """Every action failed (see :meth:`Kind.all_failed`)."""
     failure: Failure | None = None
     """When some of several actions failed: the first failure."""
     details: list[str] = field(default_factory=list)
-    """Extra sentences for the verbose preset."""
+    """Extra sentences for the verbose preset (made for it only)."""
     listed: str = ""
-    """The done form inside a list of different steps: the outcome in brackets."""
+    """The done form inside a list of different steps: the outcome in brackets (full form
+    only)."""
 
 
 def listed(core: str, tail: str) -> str:
@@ -101,11 +103,15 @@ class Kind:
 
     def outcome(self, actions: list[Action], short: bool) -> str:
         """What came of finished actions, as a tail: ``"; 2 failed"``."""
+        if len(actions) == 1:
+            return ""  # one action: its failure, if any, is the whole phrase ("tried to ...")
         failed = sum(action.is_error for action in actions)
-        return f"; {failed} failed" if failed and len(actions) > 1 else ""
+        return f"; {failed} failed" if failed else ""
 
     def all_failed(self, actions: list[Action]) -> bool:
-        """Told as "I tried to X, but it failed: why" (or "but all 3 failed")."""
+        """Told as "I tried to X, but it failed: why" (or "but all 3 failed"). A kind may
+        narrow it, never widen it: a batch with an action that did not fail is never all
+        failed."""
         return all(action.is_error for action in actions)
 
     def details(self, actions: list[Action], cwd: str | None) -> list[str]:
@@ -122,27 +128,30 @@ class Kind:
             f"couldn't {base} {obj_short}",
         )
 
-    def phrase(self, actions: list[Action], cwd: str | None) -> Phrase:
+    def phrase(
+        self, actions: list[Action], cwd: str | None, short: bool = False, verbose: bool = False
+    ) -> Phrase:
+        """The wording of ``actions``, full or ``short``: a preset says only one of the two
+        (terse the short one), so only that one is made; with the details when ``verbose``,
+        the one preset that says them."""
         base, past, gerund = self.verbs_for(actions)
-        obj, obj_short = self.many(actions, cwd, False), self.many(actions, cwd, True)
-        running, running_short = f"{gerund} {obj}", f"{gerund} {obj_short}"
+        obj = self.many(actions, cwd, short)
+        running = f"{gerund} {obj}"
         if any(action.running for action in actions):
-            return Phrase(running, running, running_short, running_short)
+            return Phrase(running, running)
         failed = [action for action in actions if action.is_error]
+        every = len(failed) == len(actions)
         # A declined call is a failed one: only an all-failed batch can be all declined.
-        if len(failed) == len(actions) and all(action.declined for action in actions):
-            return Phrase(
-                running,
-                f"wanted to {base} {obj}, but you declined",
-                running_short,
-                f"wanted to {base} {obj_short}; you declined",
-            )
+        if every and all(action.declined for action in actions):
+            but = "; you declined" if short else ", but you declined"
+            return Phrase(running, f"wanted to {base} {obj}{but}", self.all_failed(actions))
+        all_failed = every and self.all_failed(actions)  # (which kinds only narrow)
+        details = self.details(actions, cwd) if verbose else []
         reason = (error_excerpt(failed[0].output or "") or "no reason given") if failed else ""
-        if self.all_failed(actions):
-            done, done_short = self.failed(actions, obj, obj_short, reason)
-            return Phrase(
-                running, done, running_short, done_short, details=self.details(actions, cwd)
-            )
+        if all_failed:
+            # Of the two forms, only the one asked is read: it names ``obj`` as it was made.
+            done, done_short = self.failed(actions, obj, obj, reason)
+            return Phrase(running, done_short if short else done, all_failed, details=details)
         failure = None
         if failed:
             first = failed[0]
@@ -152,13 +161,11 @@ class Kind:
                 self.failed([first], one_short, one_short, reason)[1],
                 reason,
             )
-        tail = self.outcome(actions, False)
+        done, tail = f"{past} {obj}", self.outcome(actions, short)
         return Phrase(
             running,
-            f"{past} {obj}{tail}",
-            running_short,
-            f"{past} {obj_short}{self.outcome(actions, True)}",
+            done + tail,
             failure=failure,
-            details=self.details(actions, cwd),
-            listed=listed(f"{past} {obj}", tail),
+            details=details,
+            listed="" if short else listed(done, tail),
         )

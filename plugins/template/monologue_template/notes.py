@@ -250,7 +250,9 @@ def still_running(scene: Scene, batch_size: int) -> Clause:
         call = scene.open_calls[0]
         data = call.data
         action = Action(data.get("tool_name"), redact(data.get("input") or {}), call.agent, 0)
-        phrase = KINDS[wording_kind(action)].phrase([action], scene.cwd)
+        kind = KINDS[wording_kind(action)]
+        running = kind.phrase([action], scene.cwd).running
+        running_short = kind.phrase([action], scene.cwd, short=True).running
         others = len(scene.open_calls) - 1
         extra = f" and {plural(others, 'other step')}" if others else ""
         elapsed = (scene.now - call.ts).total_seconds() if scene.now else None
@@ -258,8 +260,8 @@ def still_running(scene: Scene, batch_size: int) -> Clause:
         who = subject_of(scene, call.agent)
         lead = "Still" if who == "I" else f"{capitalize(who)} is still"
         return Clause(
-            f"{lead} {phrase.running}{extra}{since}",
-            f"{lead} {phrase.running_short}{since}",
+            f"{lead} {running}{extra}{since}",
+            f"{lead} {running_short}{since}",
             ENDING,
             order,
             None,

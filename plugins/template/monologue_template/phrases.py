@@ -34,26 +34,30 @@ class Task(Kind):
         text = action.input.get("description") or action.input.get("prompt")
         return quoted(str(text), 20 if short else 50) if text else "a task"
 
-    def phrase(self, actions: list[Action], cwd: str | None) -> Phrase:
-        names = unique([self.one(action, cwd, False) for action in actions])
+    def phrase(
+        self, actions: list[Action], cwd: str | None, short: bool = False, verbose: bool = False
+    ) -> Phrase:
         who = "a sub-agent" if len(actions) == 1 else f"{len(actions)} sub-agents"
-        running = f"waiting for {who} to finish {join_list(names)}"
-        running_short = f"waiting for {who}"
+        names = "" if short else join_list(unique([self.one(a, cwd, False) for a in actions]))
+        running = f"waiting for {who}" if short else f"waiting for {who} to finish {names}"
         if any(action.running for action in actions):
-            return Phrase(running, running, running_short, running_short)
+            return Phrase(running, running)
         if all(action.backgrounded and not action.is_error for action in actions):
             # Launched, not finished: its report comes later (TaskOutput), if at all.
-            started = f"started {who} on {join_list(names)} in the background"
-            return Phrase(running, started, running_short, f"started {who} in the background")
-        phrase = super().phrase(actions, cwd)
-        if not phrase.done.startswith(("tried", "wanted")):
-            core, tail = f"had {who} handle {join_list(names)}", self.outcome(actions, False)
+            where = "in the background" if short else f"on {names} in the background"
+            return Phrase(running, f"started {who} {where}")
+        phrase = super().phrase(actions, cwd, short, verbose)
+        if phrase.failed:
+            pass  # "tried to hand off ...", "wanted to hand off ..., but you declined"
+        elif short:
+            phrase.done = f"had {who} finish {self.many(actions, cwd, True)}"
+        else:
+            core, tail = f"had {who} handle {names}", self.outcome(actions, False)
             report = self.report(actions, cwd)
             phrase.done = core + tail + (f"; {report}" if report else "")
             # A report is news of its own, never folded into a list of routine steps.
             phrase.listed = "" if report else listed(core, tail)
-            phrase.done_short = f"had {who} finish {self.many(actions, cwd, True)}"
-        phrase.running, phrase.running_short = running, running_short
+        phrase.running = running
         return phrase
 
     def report(self, actions: list[Action], cwd: str | None) -> str:

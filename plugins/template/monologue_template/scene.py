@@ -78,7 +78,8 @@ class Clause:
     intention: bool = False
     """The agent saying what it is about to do ("Let me run the tests")."""
     named: bool = False
-    """It names a concrete subject (a file, a command, a URL...): terse prefers those."""
+    """It names a concrete subject (a file, a command, a URL...): terse prefers those (an
+    action's clause is tested only for terse, the one preset that reads it)."""
     end: float | None = None
     """Where its latest step happened (``None``: at ``order``), for "last, ..."."""
     latest: Callable[[], str] | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from monologue_template.actions import Memory, regroup
 from monologue_template.compose import Scene
 from template_scenes import AGENT, T0, call, done, event, result, tell, text
 
@@ -23,6 +24,15 @@ def test_several_reads_become_one_sentence_with_the_files() -> None:
 def test_many_reads_name_a_few() -> None:
     batch = [done("Read", "x", file_path=f"m{i}.py") for i in range(7)]
     assert tell(*batch) == "I read 7 files, including m0.py, m1.py and m2.py."
+
+
+def test_a_reused_call_id_keeps_the_actions_in_call_order() -> None:
+    # Calls without an id share one: the latest is the action, at its own place.
+    first, shell, second = call("Read", file_path="a.py"), call("Bash"), call("Read")
+    for unnamed in (first, second):
+        del unnamed.data["tool_use_id"]
+    actions, _ = regroup([first, shell, second], Memory())
+    assert [(action.tool, action.order) for action in actions] == [("Bash", 1), ("Read", 2)]
 
 
 def test_reading_the_same_file_twice_names_it_once() -> None:
