@@ -93,3 +93,25 @@ def test_watch_skips_a_bad_and_an_over_long_line_and_reads_on(
     assert [event.type for event in shown.events] == ["tool_call", "tool_result", "completion"]
     assert f"{path}:2: invalid JSON" in caplog.text
     assert f"{path}:3: line is longer than the 8 MiB limit" in caplog.text
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["lenient", "strict"])
+def test_an_incomplete_last_line_is_skipped_and_counted_even_when_strict(
+    run_cli: Cli, recorder: PluginSandbox, record_dir: Path, strict: bool
+) -> None:
+    # What a recorder killed while writing leaves: every line whole but a cut last one.
+    with recorder.session("coder", narrator="none") as s:
+        for name in ("a.py", "b.py"):
+            call = s.tool_call("Read", {"file_path": name})
+            s.tool_result(call.data["tool_use_id"], f"contents of {name}")
+    path = recording_of(record_dir, s.id)
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])
+    reader = read_recording(path, strict=strict)
+    assert [event.type for event in reader] == ["tool_call", "tool_result"] * 2
+    assert reader.skipped == 1
+    result = run_cli("replay", *(["--strict"] if strict else []), "--json", str(path))
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout.splitlines()[-1])
+    assert summary["events"] == 4 and summary["skipped_lines"] == 1
+    assert f"{path}:{len(lines)}: the last line is incomplete" in result.stderr
