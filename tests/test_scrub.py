@@ -141,14 +141,14 @@ def test_a_narrative_is_redacted_wherever_its_narrator_or_checker_wrote_the_secr
     data = {"text": "I read it.", "narrator": "n", "model": None, "reason": "buffer"}
     data |= {"covers": ["01ABC", "01ABD"], "latency_ms": 1.5, "usage": None, **told}
     narrative = Event.trusted("narrative", data, "s", "a", visibility="user")
-    clean, line = scrub_narrative(narrative)
+    clean = scrub_narrative(narrative)
     assert clean is not narrative and "abcdefHq12" not in str(clean.data)
-    assert REDACTED in str(clean.data) and line == clean.model_dump_json()
+    assert REDACTED in str(clean.data)
     assert clean.data["covers"] == ["01ABC", "01ABD"]
 
 
-def test_a_narrative_without_secrets_keeps_its_event_and_line() -> None:
+def test_a_narrative_without_secrets_is_kept_as_it_is() -> None:
     data = {"text": "I read client.py.", "narrator": "n", "model": "m", "reason": "buffer"}
     data |= {"covers": ["01ABC"], "latency_ms": 1.5, "usage": {"input_tokens": 3}}
     narrative = Event.trusted("narrative", data, "s", "a", visibility="user")
-    assert scrub_narrative(narrative) == (narrative, narrative.model_dump_json())
+    assert scrub_narrative(narrative) is narrative

@@ -57,11 +57,12 @@ def scrub(events: Sequence[Event]) -> list[tuple[Event, str | None]]:
 _COVERED_IDS = frozenset({"covers", "covers_range"})
 
 
-def scrub_narrative(narrative: Event) -> tuple[Event, str | None]:
+def scrub_narrative(narrative: Event) -> Event:
     """:func:`scrub` for the narrative a session made of a narrator's answer: what the
     narrator and the claim checker wrote (text, model, usage, check record) is searched and
-    redacted; the ids it covers are not searched. Returns the narrative and its JSON line
-    (``None`` when JSON cannot hold it)."""
+    redacted; the ids it covers are not searched. No line is made: the search reads the
+    values, not a line, so a recorder serializes the narrative itself, and a session nobody
+    records (an instant replay's, a narrative every few events) never does."""
     # Its values, not the dict's repr: the keys are the core's own (``text``, ``usage``...),
     # and a narrative is delivered every few events of an instant replay.
     told = "\n".join(
@@ -69,6 +70,4 @@ def scrub_narrative(narrative: Event) -> tuple[Event, str | None]:
         for key, value in narrative.data.items()
         if value is not None and key not in _COVERED_IDS
     )
-    if may_contain_secret(told):
-        narrative = narrative.redacted()
-    return narrative, _line(narrative)
+    return narrative.redacted() if may_contain_secret(told) else narrative

@@ -630,7 +630,7 @@ class Session(EventFlow):
         return narrative
 
     def _deliver_on_pipeline(self, narrative: Event) -> None:
-        narrative = self._run_scrubbed(*scrub_narrative(narrative))
+        narrative = self._run_scrubbed(scrub_narrative(narrative), None)
         self.hooks.narrative(self, narrative)
         self._listeners.send(narrative)
 
