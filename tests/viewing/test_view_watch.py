@@ -271,3 +271,34 @@ def test_a_line_written_is_read_at_once_not_at_the_next_poll(live_file: Path) ->
         assert watch.wait(timeout=30) == 0
     finally:
         watch.kill()
+
+
+def test_a_line_written_just_after_the_first_read_to_the_end_is_not_left_for_the_poll(
+    recorder: PluginSandbox, live_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The agent writes in the instant between the watch's first read to the end of the file
+    # and its first wait: a watcher started only then would miss the change and sleep a
+    # whole check interval (5 s here) before reading it.
+    from monologue.recording import LineTail
+
+    read = LineTail.read
+    wrote: list[float] = []
+
+    def read_then_write(tail: LineTail) -> list[tuple[int, bytes]]:
+        lines = read(tail)
+        if not lines and not wrote:
+            with live_file.open("ab") as stream:
+                stream.write(b"".join(read_call("late.py", 2)) + completion())
+            wrote.append(time.monotonic())
+        return lines
+
+    monkeypatch.setattr(LineTail, "read", read_then_write)
+    shown = Shown()
+    summary = Watch(live_file, shown, poll_s=5.0, config={"narrator": "none"}).run()
+
+    assert summary.problem is None and summary.events == 5
+    assert [e.data["input"]["file_path"] for e in shown.events if e.type == "tool_call"] == [
+        "early.py",
+        "late.py",
+    ]
+    assert time.monotonic() - wrote[0] < 2.5  # a change announced, not found at the next check

@@ -134,25 +134,24 @@ class Watch:
         if self.sleep is not None or self.spool is not None:
             yield self.sleep or time.sleep
             return
-        from watchfiles import watch
+        # The Rust backend itself, not watchfiles.watch(): that generator starts watching at
+        # its first next(), after the file was read to its end, so a line written between the
+        # two waited for the timeout. RustNotify watches from its construction, here, before
+        # the first read, and keeps the changes that come between two waits.
+        from watchfiles._rust_notify import RustNotify
 
-        changes = watch(
-            self.source,
-            watch_filter=None,
-            debounce=50,  # ms: a burst of writes is one wake-up, a line is not held back
-            step=10,
-            rust_timeout=max(1, round(self.poll_s * 1000)),
-            yield_on_timeout=True,
-            recursive=False,
-        )
+        notify = RustNotify([str(self.source)], False, False, 300, False, False)
+        timeout_ms = max(1, round(self.poll_s * 1000))
 
         def wait(_seconds: float) -> None:
-            next(changes, None)  # a change, or the timeout's empty set
+            # A change (a burst of writes within 50 ms is one wake-up), or the timeout.
+            if notify.watch(50, 10, timeout_ms, None) == "signal":
+                raise KeyboardInterrupt  # Ctrl-C while waiting: the run stops cleanly
 
         try:
             yield wait
         finally:
-            changes.close()
+            notify.close()
 
     def lines(self, stop: Callable[[], bool]) -> Iterator[tuple[int, bytes]]:
         """Complete lines as they are appended, until ``stop()``, a time limit or the end of
