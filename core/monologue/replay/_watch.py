@@ -140,12 +140,22 @@ class Watch:
         # the first read, and keeps the changes that come between two waits.
         from watchfiles._rust_notify import RustNotify
 
-        notify = RustNotify([str(self.source)], False, False, 300, False, False)
+        notify = RustNotify(
+            watch_paths=[str(self.source)],
+            debug=False,
+            force_polling=False,
+            poll_delay_ms=300,  # (read only when polling)
+            recursive=False,
+            ignore_permission_denied=False,
+        )
         timeout_ms = max(1, round(self.poll_s * 1000))
 
         def wait(_seconds: float) -> None:
             # A change (a burst of writes within 50 ms is one wake-up), or the timeout.
-            if notify.watch(50, 10, timeout_ms, None) == "signal":
+            answer = notify.watch(
+                debounce_ms=50, step_ms=10, timeout_ms=timeout_ms, stop_event=None
+            )
+            if answer == "signal":
                 raise KeyboardInterrupt  # Ctrl-C while waiting: the run stops cleanly
 
         try:

@@ -47,17 +47,17 @@ class Task(Kind):
             where = "in the background" if short else f"on {names} in the background"
             return Phrase(running, f"started {who} {where}")
         phrase = super().phrase(actions, cwd, short, verbose)
-        if phrase.failed:
-            pass  # "tried to hand off ...", "wanted to hand off ..., but you declined"
-        elif short:
-            phrase.done = f"had {who} finish {self.many(actions, cwd, True)}"
-        else:
-            core, tail = f"had {who} handle {names}", self.outcome(actions, False)
-            report = self.report(actions, cwd)
-            phrase.done = core + tail + (f"; {report}" if report else "")
-            # A report is news of its own, never folded into a list of routine steps.
-            phrase.listed = "" if report else listed(core, tail)
         phrase.running = running
+        if phrase.failed:  # "tried to hand off ...", "wanted to hand off ..., but you declined"
+            return phrase
+        if short:
+            phrase.done = f"had {who} finish {self.many(actions, cwd, True)}"
+            return phrase
+        core, tail = f"had {who} handle {names}", self.outcome(actions, False)
+        report = self.report(actions, cwd)
+        phrase.done = core + tail + (f"; {report}" if report else "")
+        # A report is news of its own, never folded into a list of routine steps.
+        phrase.listed = "" if report else listed(core, tail)
         return phrase
 
     def report(self, actions: list[Action], cwd: str | None) -> str:
