@@ -146,3 +146,20 @@ def test_a_copy_or_a_changed_recorded_event_is_redacted_again(
     assert not event.already_redacted
     ((clean, _),) = scrub((event,))
     assert clean.data["output"] == "[REDACTED]"
+
+
+def test_a_field_assigned_drops_the_mark_of_its_whole_reading_only(
+    monologue_plugins: PluginSandbox, tmp_path: Path
+) -> None:
+    # The events of one reading share their fields set (the mark): one assignment unmarks
+    # them all, which are then only redacted again; another reading keeps its own mark.
+    lines = [result_line("ok", "t1"), result_line("fine", "t2")]
+    path = recording(tmp_path / "s.jsonl", monologue_plugins, redaction_rules(), lines)
+    first, second = read_recording(path)
+    again = list(read_recording(path))
+    first.data = {**first.data, "output": SECRET}
+    assert not first.already_redacted and not second.already_redacted
+    assert [clean.data["output"] for clean, _ in scrub((first, second))] == ["[REDACTED]", "fine"]
+    assert all(event.already_redacted for event in again)
+    with pytest.raises(TypeError, match="cannot add attribute 'note' to an event"):
+        again[0].note = "an extra attribute"

@@ -280,11 +280,12 @@ class _EveryField(set[str]):
 
 
 class _NoExtras(dict[str, Any]):
-    """The extras of every trusted event: none, and none can be assigned."""
+    """The extras of every trusted event and every event read back: none, and none can be
+    assigned."""
 
     def __setitem__(self, name: str, value: Any) -> None:
         raise TypeError(
-            f"cannot add attribute {name!r} to an emitted event: "
+            f"cannot add attribute {name!r} to an event: "
             f"use event.model_copy(update={{{name!r}: ...}})"
         )
 
@@ -299,9 +300,9 @@ _NO_EXTRAS = _NoExtras()
 
 
 class _Redacted(set[str]):
-    """The fields set of an event read from a recording that says it was redacted under the
-    rules in effect (:meth:`Event.recorded`): one per event, since assigning a field (which
-    pydantic notes here) may put back what redaction took out, and drops the mark."""
+    """The fields set of the events of one reading of a recording that says it was redacted
+    under the rules in effect (:meth:`Event.recorded`): assigning a field (which pydantic
+    notes here) may put back what redaction took out, and drops the mark."""
 
     intact = True
 
@@ -394,17 +395,28 @@ class Event(BaseModel):
         return event
 
     @classmethod
-    def recorded(cls, fields: dict[str, Any], extra: dict[str, Any], *, redacted: bool) -> Event:
-        """An event read back from a recording's line, built without validation from its
-        fields (every one of them, checked by the reader) and extra keys. ``redacted``: the
-        recording's header says its lines were redacted under the rules in effect, so this
-        event is not redacted again (:attr:`already_redacted`)."""
-        event = _new_model(cls)
-        _set_dict(event, fields)
-        _set_fields_set(event, _Redacted(_ALL_FIELDS) if redacted else _ALL_FIELDS)
-        _set_extra(event, extra)
-        _set_private(event, None)
-        return event
+    def recorded(cls, *, redacted: bool) -> Callable[[dict[str, Any]], Event]:
+        """How the events of one reading of a recording are built: without validation, each
+        from its line's fields (all eight, checked by the reader, and no other key).
+        ``redacted``: the recording's header says its lines were redacted under the rules in
+        effect, so these events are not redacted again (:attr:`already_redacted`).
+
+        They share their fields set, which holds the mark, and their (empty) extras, as
+        trusted events do: a set per line read was a tenth of reading a recording, and the
+        garbage collector's work besides. Assigning a field of any of them drops the mark
+        for all of them, which are then only redacted again; nothing assigns the fields of
+        the events it reads back."""
+        mark = _Redacted(_ALL_FIELDS) if redacted else _ALL_FIELDS
+
+        def build(fields: dict[str, Any]) -> Event:
+            event = _new_model(cls)
+            _set_dict(event, fields)
+            _set_fields_set(event, mark)
+            _set_extra(event, _NO_EXTRAS)
+            _set_private(event, None)
+            return event
+
+        return build
 
     @property
     def already_redacted(self) -> bool:

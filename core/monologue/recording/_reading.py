@@ -75,6 +75,7 @@ def _parse_failure(raw: bytes, error: EventValidationError, what: str = "event")
 _FIELDS: Final = frozenset(
     {"id", "ts", "session_id", "agent", "task_id", "type", "visibility", "data"}
 )
+_FIELD_COUNT: Final = len(_FIELDS)
 _VISIBLE: Final = frozenset({"internal", "system"})
 
 
@@ -99,49 +100,42 @@ def _constructor(event_class: type[Event], redacted: bool) -> Callable[[bytes], 
     line could get wrong and what the pipeline relies on: JSON, an object, the field types,
     an aware time, the payload's required keys, and who may see the event.
     """
-    loads, parse_ts, recorded = orjson.loads, datetime.fromisoformat, event_class.recorded
+    loads, parse_ts = orjson.loads, datetime.fromisoformat
+    recorded = event_class.recorded(redacted=redacted)
     required: dict[str, frozenset[str]] = {}  # by type, filled as types appear
 
     def construct(line: bytes) -> Event | None:
         try:
             obj = loads(line)
-            ts = parse_ts(obj["ts"])
-            kind, data = obj["type"], obj["data"]
+            if len(obj) != _FIELD_COUNT:
+                return None  # a key left out or one added: not a line a recorder writes
+            # Each of the eight read: with one missing, another key stands in its place.
+            event_id, ts, session_id, agent = obj["id"], obj["ts"], obj["session_id"], obj["agent"]
+            task_id, kind, visibility, data = (
+                obj["task_id"],
+                obj["type"],
+                obj["visibility"],
+                obj["data"],
+            )
+            ts = obj["ts"] = parse_ts(ts)
             needed = required.get(kind)
             if needed is None:
                 needed = required[kind] = _required_keys(kind)
-            if obj.keys() == _FIELDS:
-                # What a recorder writes: the parsed object becomes the event's fields.
-                fields, extra = obj, {}
-                obj["ts"] = ts
-            else:
-                fields = {
-                    "id": obj["id"],
-                    "ts": ts,
-                    "session_id": obj.get("session_id", ""),
-                    "agent": obj.get("agent", ""),
-                    "task_id": obj.get("task_id"),
-                    "type": kind,
-                    "visibility": obj.get("visibility", "internal"),
-                    "data": data,
-                }
-                extra = {key: obj[key] for key in obj.keys() - _FIELDS}
         except (ValueError, KeyError, TypeError, AttributeError):  # orjson's error is a ValueError
             return None
-        task_id, visibility = fields["task_id"], fields["visibility"]
         if not (
             ts.tzinfo is not None
-            and type(fields["id"]) is str
+            and type(event_id) is str
             and type(kind) is str
             and type(data) is dict
-            and type(fields["session_id"]) is str
-            and type(fields["agent"]) is str
+            and type(session_id) is str
+            and type(agent) is str
             and (task_id is None or type(task_id) is str)
             and (visibility in _VISIBLE or (visibility == "user" and kind == "narrative"))
             and data.keys() >= needed
         ):
             return None
-        return recorded(fields, extra, redacted=redacted)
+        return recorded(obj)  # the parsed object becomes the event's fields
 
     return construct
 
