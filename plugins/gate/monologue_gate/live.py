@@ -24,9 +24,12 @@ __all__ = ["MAX_EVENTS", "ConversationSlice", "LiveConversation"]
 MAX_EVENTS = 30
 """Raw events a prompt or a context slice shows; older ones are summarised."""
 
-_FOLD_BATCH = 226
+_FOLD_BATCH = 64
 """Events beyond the newest that wait to be summarised together: the fold costs the same
-per event either way, but in batches it stays off most events' path."""
+per event either way, but in batches it stays off most events' path. Not many more: an
+event still held when the collector's youngest generation is next collected (every few
+dozen events) is kept into the older ones, whose collections then go over it again; with
+226, that was 5% of a replay's instructions."""
 
 _SETTLE_AT = MAX_EVENTS + _FOLD_BATCH
 
