@@ -9,6 +9,9 @@ from collections.abc import Sequence
 _MARKDOWN = re.compile(r"\*\*|`|^\s*(?:[-*+>]|\d+[.)])\s+|^#+\s*", re.MULTILINE)
 _LISTED = re.compile(r"^\s*(?:[-*+>]\s|\d+[.)]\s|#)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(A-Z0-9])")
+# Where ``_SENTENCE_END`` would split: starting with a character set, its search skips to
+# the next stop, several times faster than the split's try at every position.
+_SENTENCE_BREAK = re.compile(r"[.!?]\s+[\"'(A-Z0-9]")
 _FIRST_PERSON = re.compile(
     r"^(?:I|I'm|I'll|I've|I'd|We|We'll|We're|Let's|My|Now,? I|Next,? I|First,? I|Then,? I)\b"
 )
@@ -149,7 +152,10 @@ def sentence(text: str) -> str:
 
 
 def split_sentences(text: str) -> list[str]:
-    return [part for part in _SENTENCE_END.split(text.strip()) if part]
+    text = text.strip()
+    if _SENTENCE_BREAK.search(text) is None:  # one sentence, most often
+        return [text] if text else []
+    return [part for part in _SENTENCE_END.split(text) if part]
 
 
 def word_count(text: str) -> int:
