@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import replace
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from .actions import Action, regroup
@@ -69,10 +70,11 @@ def narrate(scene: Scene, events: list[Event], reason: str) -> str:
     actions, notes = regroup(events, scene.memory, scene.redacted)
     actions, cascade = cascade_clauses(scene, actions)
     failing = any(action.is_error for action in actions)
-    clauses = _action_clauses(scene, actions) + cascade + note_clauses(scene, notes, failing)
-    if any(not action.running for action in actions):
-        # "Let me check x" is stale once the batch tells what was done.
-        clauses = [clause for clause in clauses if not clause.intention]
+    remarks = note_clauses(scene, notes, failing)
+    if remarks and any(not action.running for action in actions):
+        # "Let me check x" (a note's clause) is stale once the batch tells what was done.
+        remarks = [clause for clause in remarks if not clause.intention]
+    clauses = _action_clauses(scene, actions) + cascade + remarks
     if reason == "final" or any(note.type == "completion" for note in notes):
         clauses = with_ending(scene, clauses, notes)
     if reason == "idle":
@@ -107,6 +109,8 @@ def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
         order = min(told)
         news = kind in ("tests", "task", "background") and not running
         priority = ERROR if phrase.failed and not running else TESTS if news else WORK
+        # What names the subject, and the latest step ("last, ..."): terse alone reads them.
+        latest = _latest_step(kind, group, told, scene.cwd) if terse and len(group) > 1 else None
         clauses.append(
             Clause(
                 said,
@@ -118,10 +122,10 @@ def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
                 weight=len(group),
                 details=phrase.details,
                 listed=phrase.listed,
-                named=terse and names_subject(said),  # (only terse reads it)
+                named=terse and names_subject(said),
                 rank=_ROUTINE_RANK.get(kind, 0),
-                end=max(told),
-                latest=_latest_step(kind, group, told, scene.cwd) if len(group) > 1 else None,
+                end=max(told) if terse else None,
+                latest=latest,
             )
         )
         failure = phrase.failure
@@ -185,7 +189,9 @@ def _merge_routine(clauses: list[Clause]) -> list[Clause]:
 def _compose(scene: Scene, clauses: list[Clause]) -> str:
     said = _said_before(scene.history)
     last = skeleton(scene.history[-1]) if scene.history and not scene.first else None
-    ranked = sorted(clauses, key=lambda c: (-c.priority, -c.weight, -c.order))
+    # Highest first, ties kept in their order (as an ascending sort on negated keys would),
+    # by keys read in C rather than a lambda's call per clause.
+    ranked = sorted(clauses, key=attrgetter("priority", "weight", "order"), reverse=True)
     text = _tidy(_render(scene, ranked, said))
     if skeleton(text) == last and not text.startswith(("Next,", "Again,", "Once more,")):
         # Reads like the narration before: say it is the next step, never "again" (that
