@@ -18,7 +18,7 @@ from dataclasses import replace
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
-from .actions import Action, regroup
+from .actions import Action, Note, regroup
 from .cascade import cascade_clauses
 from .notes import note_clauses, still_running, with_ending
 from .phrases import KINDS, wording_kind
@@ -69,13 +69,12 @@ def narrate(scene: Scene, events: list[Event], reason: str) -> str:
     (a side request, a system reminder...) and the run goes on."""
     actions, notes = regroup(events, scene.memory, scene.redacted)
     actions, cascade = cascade_clauses(scene, actions)
-    failing = any(action.is_error for action in actions)
-    remarks = note_clauses(scene, notes, failing)
-    if remarks and any(not action.running for action in actions):
-        # "Let me check x" (a note's clause) is stale once the batch tells what was done.
-        remarks = [clause for clause in remarks if not clause.intention]
-    clauses = _action_clauses(scene, actions) + cascade + remarks
-    if reason == "final" or any(note.type == "completion" for note in notes):
+    clauses = _action_clauses(scene, actions) + cascade
+    ending = reason == "final"
+    if notes:  # (most batches are tool uses alone: nothing to scan the actions for)
+        clauses += _remarks(scene, notes, actions)
+        ending = ending or any(note.type == "completion" for note in notes)
+    if ending:
         clauses = with_ending(scene, clauses, notes)
     if reason == "idle":
         clauses.append(still_running(scene, len(events)))
@@ -84,6 +83,15 @@ def narrate(scene: Scene, events: list[Event], reason: str) -> str:
             return ""  # nothing to tell yet (skipped injected messages...): keep buffering
         clauses = [Clause("I'm still working", "I'm still working", LOW, 0, subject=None)]
     return _compose(scene, clauses)
+
+
+def _remarks(scene: Scene, notes: list[Note], actions: list[Action]) -> list[Clause]:
+    """The notes' clauses, with the batch's actions in mind."""
+    remarks = note_clauses(scene, notes, any(action.is_error for action in actions))
+    if remarks and any(not action.running for action in actions):
+        # "Let me check x" is stale once the batch tells what was done.
+        return [clause for clause in remarks if not clause.intention]
+    return remarks
 
 
 def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:

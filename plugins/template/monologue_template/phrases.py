@@ -40,7 +40,7 @@ class Task(Kind):
         who = "a sub-agent" if len(actions) == 1 else f"{len(actions)} sub-agents"
         names = "" if short else join_list(unique([self.one(a, cwd, False) for a in actions]))
         running = f"waiting for {who}" if short else f"waiting for {who} to finish {names}"
-        if any(action.running for action in actions):
+        if actions[0].running:  # (all are, as Kind.phrase reads them)
             return Phrase(running, running)
         if all(action.backgrounded and not action.is_error for action in actions):
             # Launched, not finished: its report comes later (TaskOutput), if at all.
