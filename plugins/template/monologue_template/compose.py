@@ -228,72 +228,69 @@ def _ordinal(number: int) -> str:
     return names.get(number, f"the {number}th")
 
 
-def _render(scene: Scene, ranked: list[Clause], said: frozenset[str], variant: int = 0) -> str:
+def _render(scene: Scene, ranked: list[Clause], said: frozenset[str]) -> str:
     if scene.preset == "terse":
-        return _terse(ranked, said, variant)
+        return _terse(ranked, said)
     fewest, most = LIMITS.get(scene.preset, LIMITS["default"])
     if ranked[0].priority == ENDING:  # (the highest priority, ranked first)
         most += 1  # how the run ended is said on top of what the last events did
-    chosen: list[Clause] = []
-    rendered: dict[int, str] = {}  # a clause's plain form, which _fresh tries first
+    chosen: list[tuple[Clause, str]] = []  # each with its plain form, which _fresh tries first
     count = 0
     for clause in ranked:
         if count == most:
             break  # no room left: every clause says a sentence at least
         if clause.priority == LOW and chosen:
             continue
-        text = rendered[id(clause)] = clause.render()
+        text = clause.render()
         size = len(split_sentences(text))
         if count + size > most:
             continue
-        chosen.append(clause)
+        chosen.append((clause, text))
         count += size
-    chosen.sort(key=lambda c: (c.priority == ENDING, c.order))
-    sentences = [
-        _fresh(clause, said, start=variant, plain=rendered[id(clause)]) for clause in chosen
-    ]
+    chosen.sort(key=lambda pair: (pair[0].priority == ENDING, pair[0].order))
+    sentences = [_fresh(clause, said, plain=text) for clause, text in chosen]
     if scene.preset == "verbose":
         sentences = _fill(scene, chosen, sentences, fewest, most)
     return " ".join(_next(scene, sentences))
 
 
-def _terse(ranked: list[Clause], said: frozenset[str], variant: int) -> str:
+def _terse(ranked: list[Clause], said: frozenset[str]) -> str:
     """The most important clause in ten words. When it names nothing concrete and another
     clause does (a command, a file...), that one is said instead, or with the ending."""
     top = ranked[0]
     named = next((c for c in ranked if c.named and c.priority >= min(top.priority, WORK)), None)
     if top.named or named is None:
-        return clamp_words(_fresh(top, said, short=True, start=variant), TERSE_WORDS)
+        return clamp_words(_fresh(top, said, short=True), TERSE_WORDS)
     # "I'm done after 12 tool calls" and "You interrupted me" say little: what came last
     # names the subject ("; 2 failed" is news of its own).
     if top.priority == ENDING and top.short.startswith("I'm done"):
-        step = _last_step(ranked, said, variant, below=ENDING)
+        step = _last_step(ranked, said, below=ENDING)
         return clamp_words(f"I'm done; last, {step}", TERSE_WORDS)
     if top.short in _INTERRUPTED and any(c.named and c.priority < ERROR for c in ranked):
-        step = _last_step(ranked, said, variant, below=ERROR)
+        step = _last_step(ranked, said, below=ERROR)
         return clamp_words(f"{top.short}; last, {step}", TERSE_WORDS)
     if top.priority >= ERROR:
-        return clamp_words(_fresh(top, said, short=True, start=variant), TERSE_WORDS)
-    return clamp_words(_fresh(named, said, short=True, start=variant), TERSE_WORDS)
+        return clamp_words(_fresh(top, said, short=True), TERSE_WORDS)
+    return clamp_words(_fresh(named, said, short=True), TERSE_WORDS)
 
 
-def _last_step(ranked: list[Clause], said: frozenset[str], variant: int, below: int) -> str:
+def _last_step(ranked: list[Clause], said: frozenset[str], below: int) -> str:
     """The latest step under priority ``below`` that names its subject, alone (not the
     first of its group)."""
     latest = max((c for c in ranked if c.named and c.priority < below), key=lambda c: c.last)
     alone = latest.latest() if latest.latest is not None else ""
     if names_subject(alone):
         latest = replace(latest, short=alone, latest=None)
-    return lower_first(_fresh(latest, said, short=True, start=variant))
+    return lower_first(_fresh(latest, said, short=True))
 
 
 def _fill(
-    scene: Scene, chosen: list[Clause], sentences: list[str], fewest: int, most: int
+    scene: Scene, chosen: list[tuple[Clause, str]], sentences: list[str], fewest: int, most: int
 ) -> list[str]:
     """Verbose: each clause followed by its details, then the run's progress if still short."""
     room = most - sum(len(split_sentences(text)) for text in sentences)
     filled: list[str] = []
-    for clause, text in zip(chosen, sentences, strict=True):
+    for (clause, _), text in zip(chosen, sentences, strict=True):
         filled.append(text)
         for detail in clause.details:
             if room > 0:
@@ -326,22 +323,15 @@ def _normal(text: str) -> str:
 
 
 def _fresh(
-    clause: Clause,
-    said: frozenset[str],
-    short: bool = False,
-    start: int = 0,
-    plain: str | None = None,
+    clause: Clause, said: frozenset[str], short: bool = False, plain: str | None = None
 ) -> str:
     """The clause as a sentence not already in the history, if a variant allows. ``plain``:
-    its full form without a variant, when the caller rendered it already."""
-    text = ""
-    for variant in range(start, 3):
-        if variant == 0 and plain is not None and not short:
-            text = plain
-        else:
-            text = clause.render(short, variant)
+    its form without a variant, when the caller rendered it already."""
+    text = clause.render(short) if plain is None else plain
+    for variant in (1, 2):  # "Again, ...", then "Once more, ..."
         if _normal(text) not in said:
             return text
+        text = clause.render(short, variant)
     return text
 
 
