@@ -117,25 +117,24 @@ def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
         order = min(told)
         news = kind in ("tests", "task", "background") and not running
         priority = ERROR if phrase.failed and not running else TESTS if news else WORK
-        # What names the subject, and the latest step ("last, ..."): terse alone reads them.
-        latest = _latest_step(kind, group, told, scene.cwd) if terse and len(group) > 1 else None
-        clauses.append(
-            Clause(
-                said,
-                said,
-                priority,
-                order,
-                subject=subject_of(scene, agent),
-                running=running,
-                weight=len(group),
-                details=phrase.details,
-                listed=phrase.listed,
-                named=terse and names_subject(said),
-                rank=_ROUTINE_RANK.get(kind, 0),
-                end=max(told) if terse else None,
-                latest=latest,
-            )
+        clause = Clause(
+            said,
+            said,
+            priority,
+            order,
+            subject_of(scene, agent),
+            running=running,
+            weight=len(group),
+            details=phrase.details,
+            listed=phrase.listed,
+            rank=_ROUTINE_RANK.get(kind, 0),
         )
+        if terse:  # what names the subject, the latest step ("last, ..."): terse alone reads them
+            clause.named = names_subject(said)
+            clause.end = max(told)
+            if len(group) > 1:
+                clause.latest = _latest_step(kind, group, told, scene.cwd)
+        clauses.append(clause)
         failure = phrase.failure
         if failure:
             who = subject_of(scene, agent)
@@ -163,6 +162,8 @@ def _merge_routine(clauses: list[Clause]) -> list[Clause]:
     for clause in clauses:
         if clause.priority == WORK and not clause.running and clause.listed and clause.subject:
             routine.setdefault(clause.subject, []).append(clause)
+    merged: list[Clause] = []
+    merged_ids: set[int] = set()
     for subject, group in routine.items():
         if len(group) < 2:
             continue
@@ -179,19 +180,15 @@ def _merge_routine(clauses: list[Clause]) -> list[Clause]:
             parts.append(f"took {plural(more, 'more step')}")
         text = join_list(parts, limit=len(parts))
         # Not ``named``: terse reads it, and terse never merges.
-        merged = Clause(
-            text,
-            text,
-            WORK,
-            group[0].order,
-            subject=subject,
-            weight=sum(clause.weight for clause in group),
-            details=[detail for clause in group for detail in clause.details],
-        )
-        merged_ids = {id(clause) for clause in group}
-        clauses = [clause for clause in clauses if id(clause) not in merged_ids]
-        clauses.append(merged)
-    return clauses
+        joined = Clause(text, text, WORK, group[0].order, subject, weight=0)
+        for clause in group:
+            joined.weight += clause.weight
+            joined.details += clause.details
+        merged.append(joined)
+        merged_ids.update(map(id, group))
+    if not merged:
+        return clauses
+    return [clause for clause in clauses if id(clause) not in merged_ids] + merged
 
 
 def _compose(scene: Scene, clauses: list[Clause]) -> str:
