@@ -182,11 +182,12 @@ def first_sentence(text: str, limit: int = 120) -> str:
         start = raw.lstrip()[:1]
         if start == "|":
             continue  # a markdown table
-        line = squash(_MARKDOWN.sub("", raw) if _may_be_markdown(raw, start) else raw)
+        markdown = _may_be_markdown(raw, start)  # (so is a list item: only then is it sought)
+        line = squash(_MARKDOWN.sub("", raw) if markdown else raw)
         if not line:
             continue
         label = line.endswith(":") and len(line.split()) <= 6
-        listed = _LISTED.match(raw) is not None
+        listed = markdown and _LISTED.match(raw) is not None
         if label or listed or len(line.split()) < 3:
             rest.append(line)
             continue
@@ -204,10 +205,16 @@ def first_sentence(text: str, limit: int = 120) -> str:
 
 def _real_sentence(line: str) -> str | None:
     """A real sentence of ``line``, past a bare "Great!" ("Found main." is one) and filler."""
-    parts = [part for part in split_sentences(line) if not _FILLER.match(part)]
-    return next((part for part in parts if len(part.split()) >= 3), None) or next(
-        (part for part in parts if len(part.split()) == 2), None
-    )
+    pair = None
+    for part in split_sentences(line):
+        if _FILLER.match(part):
+            continue
+        words = len(part.split())
+        if words >= 3:
+            return part
+        if words == 2 and pair is None:
+            pair = part
+    return pair
 
 
 def _may_be_markdown(line: str, start: str) -> bool:
@@ -229,7 +236,8 @@ def own_words(text: str) -> str:
 
 def humanize(token: str) -> str:
     """An enum state said in words: ``awaiting_user_input`` -> "awaiting user input"."""
-    return token.replace("_", " ").lower() if _ENUM.match(token) else token
+    # (an enum has an underscore: most text is told apart without the regex)
+    return token.replace("_", " ").lower() if "_" in token and _ENUM.match(token) else token
 
 
 def is_first_person(text: str) -> bool:
