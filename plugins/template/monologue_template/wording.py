@@ -147,7 +147,11 @@ def sentence(text: str) -> str:
     text = text.strip()
     if not text:
         return ""
-    text = capitalize(text)
+    return full_stop(capitalize(text))
+
+
+def full_stop(text: str) -> str:
+    """``text`` (neither empty nor ending with a space) ending as a sentence does."""
     return text if text[-1] in ".!?…" or text.endswith(".)") else text + "."
 
 
