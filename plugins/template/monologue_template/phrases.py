@@ -15,7 +15,7 @@ from .file_kinds import Edit, Listing, Read, Write
 from .internal_kinds import Ask, JobOutput, Kill, Plain, Skill, Slash, Structured, Todo
 from .kind import Kind, Phrase, listed, unique
 from .search_kinds import Glob, Grep, WebFetch, WebSearch
-from .tools import is_test_command
+from .tools import is_test_command, kind_of
 from .wording import clip, first_sentence, join_list, quoted
 
 __all__ = ["KINDS", "wording_kind"]
@@ -108,10 +108,11 @@ KINDS: dict[str, Kind] = {
 
 def wording_kind(action: Action) -> str:
     """The wording an action gets: a shell command may be a test run or a background job."""
-    if action.kind == "bash":
+    kind = kind_of(action.tool, action.input)
+    if kind == "bash":
         command = action.input.get("command", action.input.get("cmd", ""))
         if action.backgrounded:
             return "background"
         if is_test_command(command):
             return "tests"
-    return action.kind if action.kind in KINDS else "other"
+    return kind if kind in KINDS else "other"
