@@ -208,9 +208,9 @@ def _compose(scene: Scene, clauses: list[Clause]) -> str:
 def _unrepeated(scene: Scene, text: str) -> str:
     """A narration that would only add "Again," to the one before it tells how many times
     in a row it happened instead."""
-    plain = _normal(_AGAIN.sub("", text))
+    plain = _plain(text)
     memory = scene.memory
-    if scene.history and plain == _normal(_AGAIN.sub("", scene.history[-1])):
+    if scene.history and plain == _plain(scene.history[-1]):
         memory.in_a_row = (
             (plain, max(memory.in_a_row[1], 1) + 1) if memory.in_a_row[0] == plain else (plain, 2)
         )
@@ -218,6 +218,12 @@ def _unrepeated(scene: Scene, text: str) -> str:
         return f"{capitalize(body)}, {_ordinal(memory.in_a_row[1])} time in a row."
     memory.in_a_row = (plain, 1)
     return text
+
+
+# Each narrative is made plain twice: as it is told, and as the history's latest at the next.
+@functools.lru_cache(maxsize=64)
+def _plain(text: str) -> str:
+    return _normal(_AGAIN.sub("", text))
 
 
 def _ordinal(number: int) -> str:
