@@ -55,10 +55,6 @@ class Action:
     seen: bool = True
     """Whether its call came in (this batch or an earlier one): a result alone is of a call
     the core folded into a digest, which already counts it."""
-    kind: str = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.kind = kind_of(self.tool, self.input)
 
     @property
     def running(self) -> bool:

@@ -33,8 +33,8 @@ def cascade_clauses(scene: Scene, actions: list[Action]) -> tuple[list[Action], 
     memory = scene.memory
     kept: list[Action] = []
     cancelled: list[Action] = []
-    for action in actions:  # one pass: ``cancelled`` searches the output
-        (cancelled if action.cancelled else kept).append(action)
+    for action in actions:  # one pass, searching only a failed result's output
+        (cancelled if action.is_error and action.cancelled else kept).append(action)
     failed = [a for a in kept if a.is_error and not a.running]
     cause = memory.last_failure
     if failed:

@@ -15,9 +15,10 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import replace
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
-from .actions import Action, regroup
+from .actions import Action, Note, regroup
 from .cascade import cascade_clauses
 from .notes import note_clauses, still_running, with_ending
 from .phrases import KINDS, wording_kind
@@ -68,12 +69,12 @@ def narrate(scene: Scene, events: list[Event], reason: str) -> str:
     (a side request, a system reminder...) and the run goes on."""
     actions, notes = regroup(events, scene.memory, scene.redacted)
     actions, cascade = cascade_clauses(scene, actions)
-    failing = any(action.is_error for action in actions)
-    clauses = _action_clauses(scene, actions) + cascade + note_clauses(scene, notes, failing)
-    if any(not action.running for action in actions):
-        # "Let me check x" is stale once the batch tells what was done.
-        clauses = [clause for clause in clauses if not clause.intention]
-    if reason == "final" or any(note.type == "completion" for note in notes):
+    clauses = _action_clauses(scene, actions) + cascade
+    ending = reason == "final"
+    if notes:  # (most batches are tool uses alone: nothing to scan the actions for)
+        clauses += _remarks(scene, notes, actions)
+        ending = ending or any(note.type == "completion" for note in notes)
+    if ending:
         clauses = with_ending(scene, clauses, notes)
     if reason == "idle":
         clauses.append(still_running(scene, len(events)))
@@ -82,6 +83,15 @@ def narrate(scene: Scene, events: list[Event], reason: str) -> str:
             return ""  # nothing to tell yet (skipped injected messages...): keep buffering
         clauses = [Clause("I'm still working", "I'm still working", LOW, 0, subject=None)]
     return _compose(scene, clauses)
+
+
+def _remarks(scene: Scene, notes: list[Note], actions: list[Action]) -> list[Clause]:
+    """The notes' clauses, with the batch's actions in mind."""
+    remarks = note_clauses(scene, notes, any(action.is_error for action in actions))
+    if remarks and any(not action.running for action in actions):
+        # "Let me check x" is stale once the batch tells what was done.
+        return [clause for clause in remarks if not clause.intention]
+    return remarks
 
 
 def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
@@ -107,23 +117,24 @@ def _action_clauses(scene: Scene, actions: list[Action]) -> list[Clause]:
         order = min(told)
         news = kind in ("tests", "task", "background") and not running
         priority = ERROR if phrase.failed and not running else TESTS if news else WORK
-        clauses.append(
-            Clause(
-                said,
-                said,
-                priority,
-                order,
-                subject=subject_of(scene, agent),
-                running=running,
-                weight=len(group),
-                details=phrase.details,
-                listed=phrase.listed,
-                named=terse and names_subject(said),  # (only terse reads it)
-                rank=_ROUTINE_RANK.get(kind, 0),
-                end=max(told),
-                latest=_latest_step(kind, group, told, scene.cwd) if len(group) > 1 else None,
-            )
+        clause = Clause(
+            said,
+            said,
+            priority,
+            order,
+            subject_of(scene, agent),
+            running=running,
+            weight=len(group),
+            details=phrase.details,
+            listed=phrase.listed,
+            rank=_ROUTINE_RANK.get(kind, 0),
         )
+        if terse:  # what names the subject, the latest step ("last, ..."): terse alone reads them
+            clause.named = names_subject(said)
+            clause.end = max(told)
+            if len(group) > 1:
+                clause.latest = _latest_step(kind, group, told, scene.cwd)
+        clauses.append(clause)
         failure = phrase.failure
         if failure:
             who = subject_of(scene, agent)
@@ -151,6 +162,8 @@ def _merge_routine(clauses: list[Clause]) -> list[Clause]:
     for clause in clauses:
         if clause.priority == WORK and not clause.running and clause.listed and clause.subject:
             routine.setdefault(clause.subject, []).append(clause)
+    merged: list[Clause] = []
+    merged_ids: set[int] = set()
     for subject, group in routine.items():
         if len(group) < 2:
             continue
@@ -167,25 +180,23 @@ def _merge_routine(clauses: list[Clause]) -> list[Clause]:
             parts.append(f"took {plural(more, 'more step')}")
         text = join_list(parts, limit=len(parts))
         # Not ``named``: terse reads it, and terse never merges.
-        merged = Clause(
-            text,
-            text,
-            WORK,
-            group[0].order,
-            subject=subject,
-            weight=sum(clause.weight for clause in group),
-            details=[detail for clause in group for detail in clause.details],
-        )
-        merged_ids = {id(clause) for clause in group}
-        clauses = [clause for clause in clauses if id(clause) not in merged_ids]
-        clauses.append(merged)
-    return clauses
+        joined = Clause(text, text, WORK, group[0].order, subject, weight=0)
+        for clause in group:
+            joined.weight += clause.weight
+            joined.details += clause.details
+        merged.append(joined)
+        merged_ids.update(map(id, group))
+    if not merged:
+        return clauses
+    return [clause for clause in clauses if id(clause) not in merged_ids] + merged
 
 
 def _compose(scene: Scene, clauses: list[Clause]) -> str:
     said = _said_before(scene.history)
     last = skeleton(scene.history[-1]) if scene.history and not scene.first else None
-    ranked = sorted(clauses, key=lambda c: (-c.priority, -c.weight, -c.order))
+    # Highest first, ties kept in their order (as an ascending sort on negated keys would),
+    # by keys read in C rather than a lambda's call per clause.
+    ranked = sorted(clauses, key=attrgetter("priority", "weight", "order"), reverse=True)
     text = _tidy(_render(scene, ranked, said))
     if skeleton(text) == last and not text.startswith(("Next,", "Again,", "Once more,")):
         # Reads like the narration before: say it is the next step, never "again" (that
@@ -197,9 +208,9 @@ def _compose(scene: Scene, clauses: list[Clause]) -> str:
 def _unrepeated(scene: Scene, text: str) -> str:
     """A narration that would only add "Again," to the one before it tells how many times
     in a row it happened instead."""
-    plain = _normal(_AGAIN.sub("", text))
+    plain = _plain(text)
     memory = scene.memory
-    if scene.history and plain == _normal(_AGAIN.sub("", scene.history[-1])):
+    if scene.history and plain == _plain(scene.history[-1]):
         memory.in_a_row = (
             (plain, max(memory.in_a_row[1], 1) + 1) if memory.in_a_row[0] == plain else (plain, 2)
         )
@@ -209,77 +220,80 @@ def _unrepeated(scene: Scene, text: str) -> str:
     return text
 
 
+# Each narrative is made plain twice: as it is told, and as the history's latest at the next.
+@functools.lru_cache(maxsize=64)
+def _plain(text: str) -> str:
+    return _normal(_AGAIN.sub("", text))
+
+
 def _ordinal(number: int) -> str:
     names = {2: "the second", 3: "the third", 4: "the fourth", 5: "the fifth"}
     return names.get(number, f"the {number}th")
 
 
-def _render(scene: Scene, ranked: list[Clause], said: frozenset[str], variant: int = 0) -> str:
+def _render(scene: Scene, ranked: list[Clause], said: frozenset[str]) -> str:
     if scene.preset == "terse":
-        return _terse(ranked, said, variant)
+        return _terse(ranked, said)
     fewest, most = LIMITS.get(scene.preset, LIMITS["default"])
     if ranked[0].priority == ENDING:  # (the highest priority, ranked first)
         most += 1  # how the run ended is said on top of what the last events did
-    chosen: list[Clause] = []
-    rendered: dict[int, str] = {}  # a clause's plain form, which _fresh tries first
+    chosen: list[tuple[Clause, str]] = []  # each with its plain form, which _fresh tries first
     count = 0
     for clause in ranked:
         if count == most:
             break  # no room left: every clause says a sentence at least
         if clause.priority == LOW and chosen:
             continue
-        text = rendered[id(clause)] = clause.render()
+        text = clause.render()
         size = len(split_sentences(text))
         if count + size > most:
             continue
-        chosen.append(clause)
+        chosen.append((clause, text))
         count += size
-    chosen.sort(key=lambda c: (c.priority == ENDING, c.order))
-    sentences = [
-        _fresh(clause, said, start=variant, plain=rendered[id(clause)]) for clause in chosen
-    ]
+    chosen.sort(key=lambda pair: (pair[0].priority == ENDING, pair[0].order))
+    sentences = [_fresh(clause, said, plain=text) for clause, text in chosen]
     if scene.preset == "verbose":
         sentences = _fill(scene, chosen, sentences, fewest, most)
     return " ".join(_next(scene, sentences))
 
 
-def _terse(ranked: list[Clause], said: frozenset[str], variant: int) -> str:
+def _terse(ranked: list[Clause], said: frozenset[str]) -> str:
     """The most important clause in ten words. When it names nothing concrete and another
     clause does (a command, a file...), that one is said instead, or with the ending."""
     top = ranked[0]
     named = next((c for c in ranked if c.named and c.priority >= min(top.priority, WORK)), None)
     if top.named or named is None:
-        return clamp_words(_fresh(top, said, short=True, start=variant), TERSE_WORDS)
+        return clamp_words(_fresh(top, said, short=True), TERSE_WORDS)
     # "I'm done after 12 tool calls" and "You interrupted me" say little: what came last
     # names the subject ("; 2 failed" is news of its own).
     if top.priority == ENDING and top.short.startswith("I'm done"):
-        step = _last_step(ranked, said, variant, below=ENDING)
+        step = _last_step(ranked, said, below=ENDING)
         return clamp_words(f"I'm done; last, {step}", TERSE_WORDS)
     if top.short in _INTERRUPTED and any(c.named and c.priority < ERROR for c in ranked):
-        step = _last_step(ranked, said, variant, below=ERROR)
+        step = _last_step(ranked, said, below=ERROR)
         return clamp_words(f"{top.short}; last, {step}", TERSE_WORDS)
     if top.priority >= ERROR:
-        return clamp_words(_fresh(top, said, short=True, start=variant), TERSE_WORDS)
-    return clamp_words(_fresh(named, said, short=True, start=variant), TERSE_WORDS)
+        return clamp_words(_fresh(top, said, short=True), TERSE_WORDS)
+    return clamp_words(_fresh(named, said, short=True), TERSE_WORDS)
 
 
-def _last_step(ranked: list[Clause], said: frozenset[str], variant: int, below: int) -> str:
+def _last_step(ranked: list[Clause], said: frozenset[str], below: int) -> str:
     """The latest step under priority ``below`` that names its subject, alone (not the
     first of its group)."""
     latest = max((c for c in ranked if c.named and c.priority < below), key=lambda c: c.last)
     alone = latest.latest() if latest.latest is not None else ""
     if names_subject(alone):
         latest = replace(latest, short=alone, latest=None)
-    return lower_first(_fresh(latest, said, short=True, start=variant))
+    return lower_first(_fresh(latest, said, short=True))
 
 
 def _fill(
-    scene: Scene, chosen: list[Clause], sentences: list[str], fewest: int, most: int
+    scene: Scene, chosen: list[tuple[Clause, str]], sentences: list[str], fewest: int, most: int
 ) -> list[str]:
     """Verbose: each clause followed by its details, then the run's progress if still short."""
     room = most - sum(len(split_sentences(text)) for text in sentences)
     filled: list[str] = []
-    for clause, text in zip(chosen, sentences, strict=True):
+    for (clause, _), text in zip(chosen, sentences, strict=True):
         filled.append(text)
         for detail in clause.details:
             if room > 0:
@@ -312,22 +326,15 @@ def _normal(text: str) -> str:
 
 
 def _fresh(
-    clause: Clause,
-    said: frozenset[str],
-    short: bool = False,
-    start: int = 0,
-    plain: str | None = None,
+    clause: Clause, said: frozenset[str], short: bool = False, plain: str | None = None
 ) -> str:
     """The clause as a sentence not already in the history, if a variant allows. ``plain``:
-    its full form without a variant, when the caller rendered it already."""
-    text = ""
-    for variant in range(start, 3):
-        if variant == 0 and plain is not None and not short:
-            text = plain
-        else:
-            text = clause.render(short, variant)
+    its form without a variant, when the caller rendered it already."""
+    text = clause.render(short) if plain is None else plain
+    for variant in (1, 2):  # "Again, ...", then "Once more, ..."
         if _normal(text) not in said:
             return text
+        text = clause.render(short, variant)
     return text
 
 

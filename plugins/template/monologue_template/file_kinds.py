@@ -58,12 +58,12 @@ class Edit(Files):
 
     def verbs_for(self, actions: list[Action]) -> Verbs:
         files = {input_path(action.input) for action in actions}
-        if sum(self.edits(action) for action in actions) > len(files):
+        if sum(map(self.edits, actions)) > len(files):
             return ("make", "made", "making")
         return self.verbs
 
     def many(self, actions: list[Action], cwd: str | None, short: bool) -> str:
-        total = sum(self.edits(action) for action in actions)
+        total = sum(map(self.edits, actions))
         names = unique([self.one(action, cwd, short) for action in actions])
         if total == len(names):
             return self.files(names, short)

@@ -133,11 +133,12 @@ class Kind:
     ) -> Phrase:
         """The wording of ``actions``, full or ``short``: a preset says only one of the two
         (terse the short one), so only that one is made; with the details when ``verbose``,
-        the one preset that says them."""
+        the one preset that says them. ``actions`` are one clause's: all running, or all
+        finished (so the first tells which)."""
         base, past, gerund = self.verbs_for(actions)
         obj = self.many(actions, cwd, short)
         running = f"{gerund} {obj}"
-        if any(action.running for action in actions):
+        if actions[0].running:
             return Phrase(running, running)
         failed = [action for action in actions if action.is_error]
         every = len(failed) == len(actions)

@@ -15,7 +15,7 @@ from .file_kinds import Edit, Listing, Read, Write
 from .internal_kinds import Ask, JobOutput, Kill, Plain, Skill, Slash, Structured, Todo
 from .kind import Kind, Phrase, listed, unique
 from .search_kinds import Glob, Grep, WebFetch, WebSearch
-from .tools import is_test_command
+from .tools import is_test_command, kind_of
 from .wording import clip, first_sentence, join_list, quoted
 
 __all__ = ["KINDS", "wording_kind"]
@@ -40,7 +40,7 @@ class Task(Kind):
         who = "a sub-agent" if len(actions) == 1 else f"{len(actions)} sub-agents"
         names = "" if short else join_list(unique([self.one(a, cwd, False) for a in actions]))
         running = f"waiting for {who}" if short else f"waiting for {who} to finish {names}"
-        if any(action.running for action in actions):
+        if actions[0].running:  # (all are, as Kind.phrase reads them)
             return Phrase(running, running)
         if all(action.backgrounded and not action.is_error for action in actions):
             # Launched, not finished: its report comes later (TaskOutput), if at all.
@@ -108,10 +108,11 @@ KINDS: dict[str, Kind] = {
 
 def wording_kind(action: Action) -> str:
     """The wording an action gets: a shell command may be a test run or a background job."""
-    if action.kind == "bash":
+    kind = kind_of(action.tool, action.input)
+    if kind == "bash":
         command = action.input.get("command", action.input.get("cmd", ""))
         if action.backgrounded:
             return "background"
         if is_test_command(command):
             return "tests"
-    return action.kind if action.kind in KINDS else "other"
+    return kind if kind in KINDS else "other"

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .actions import Memory
-from .wording import capitalize, clip, sentence
+from .wording import capitalize, clip, full_stop, sentence
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -33,6 +33,7 @@ __all__ = [
 ENDING, ERROR, TESTS, WORK, SAY, LOW = 5, 4, 3, 2, 1, 0
 _HEX_NAME = re.compile(r"^(?:agent-)?[0-9a-f]{6,}$")
 TERSE_WORDS = 10
+_REPEATS = ("", "Again, ", "Once more, ")
 
 
 @dataclass
@@ -90,16 +91,18 @@ class Clause:
         return self.order if self.end is None else self.end
 
     def render(self, short: bool = False, variant: int = 0) -> str:
+        """As a sentence; ``variant`` 1 or 2 says it again ("Again, ...", "Once more, ...")."""
         body = self.short if short else self.text
-        again = ("", "Again, ", "Once more, ")[min(variant, 2)]
+        again = _REPEATS[variant]
         if self.subject is None:
             return sentence(again + (lower_first(body) if again else body))
+        # Capitalised already (the subject, or "Again"): only the full stop is left to add.
         if self.running:
             still = " still" if variant else ""
             verb = "'m" if self.subject == "I" else " is"
-            return sentence(f"{capitalize(self.subject)}{verb}{still} {body}")
+            return full_stop(f"{capitalize(self.subject)}{verb}{still} {body}".rstrip())
         subject = self.subject if again else capitalize(self.subject)
-        return sentence(f"{again}{subject} {body}")
+        return full_stop(f"{again}{subject} {body}".rstrip())
 
 
 def subject_of(scene: Scene, agent: str) -> str:

@@ -9,6 +9,9 @@ from collections.abc import Sequence
 _MARKDOWN = re.compile(r"\*\*|`|^\s*(?:[-*+>]|\d+[.)])\s+|^#+\s*", re.MULTILINE)
 _LISTED = re.compile(r"^\s*(?:[-*+>]\s|\d+[.)]\s|#)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(A-Z0-9])")
+# Where ``_SENTENCE_END`` would split: starting with a character set, its search skips to
+# the next stop, several times faster than the split's try at every position.
+_SENTENCE_BREAK = re.compile(r"[.!?]\s+[\"'(A-Z0-9]")
 _FIRST_PERSON = re.compile(
     r"^(?:I|I'm|I'll|I've|I'd|We|We'll|We're|Let's|My|Now,? I|Next,? I|First,? I|Then,? I)\b"
 )
@@ -144,12 +147,19 @@ def sentence(text: str) -> str:
     text = text.strip()
     if not text:
         return ""
-    text = capitalize(text)
+    return full_stop(capitalize(text))
+
+
+def full_stop(text: str) -> str:
+    """``text`` (neither empty nor ending with a space) ending as a sentence does."""
     return text if text[-1] in ".!?…" or text.endswith(".)") else text + "."
 
 
 def split_sentences(text: str) -> list[str]:
-    return [part for part in _SENTENCE_END.split(text.strip()) if part]
+    text = text.strip()
+    if _SENTENCE_BREAK.search(text) is None:  # one sentence, most often
+        return [text] if text else []
+    return [part for part in _SENTENCE_END.split(text) if part]
 
 
 def word_count(text: str) -> int:
@@ -176,11 +186,12 @@ def first_sentence(text: str, limit: int = 120) -> str:
         start = raw.lstrip()[:1]
         if start == "|":
             continue  # a markdown table
-        line = squash(_MARKDOWN.sub("", raw) if _may_be_markdown(raw, start) else raw)
+        markdown = _may_be_markdown(raw, start)  # (so is a list item: only then is it sought)
+        line = squash(_MARKDOWN.sub("", raw) if markdown else raw)
         if not line:
             continue
         label = line.endswith(":") and len(line.split()) <= 6
-        listed = _LISTED.match(raw) is not None
+        listed = markdown and _LISTED.match(raw) is not None
         if label or listed or len(line.split()) < 3:
             rest.append(line)
             continue
@@ -198,10 +209,16 @@ def first_sentence(text: str, limit: int = 120) -> str:
 
 def _real_sentence(line: str) -> str | None:
     """A real sentence of ``line``, past a bare "Great!" ("Found main." is one) and filler."""
-    parts = [part for part in split_sentences(line) if not _FILLER.match(part)]
-    return next((part for part in parts if len(part.split()) >= 3), None) or next(
-        (part for part in parts if len(part.split()) == 2), None
-    )
+    pair = None
+    for part in split_sentences(line):
+        if _FILLER.match(part):
+            continue
+        words = len(part.split())
+        if words >= 3:
+            return part
+        if words == 2 and pair is None:
+            pair = part
+    return pair
 
 
 def _may_be_markdown(line: str, start: str) -> bool:
@@ -223,7 +240,8 @@ def own_words(text: str) -> str:
 
 def humanize(token: str) -> str:
     """An enum state said in words: ``awaiting_user_input`` -> "awaiting user input"."""
-    return token.replace("_", " ").lower() if _ENUM.match(token) else token
+    # (an enum has an underscore: most text is told apart without the regex)
+    return token.replace("_", " ").lower() if "_" in token and _ENUM.match(token) else token
 
 
 def is_first_person(text: str) -> bool:
