@@ -30,3 +30,17 @@ def test_a_module_run_apart_reports_its_figures(tmp_path: Path) -> None:
     # The parent printed the child's figures in its own table.
     assert all(name in done.stdout for name in names)
     assert "running buffer_policy" in done.stderr  # the child's progress, passed through
+
+
+def test_every_module_the_benchmarks_need_is_declared(tmp_path: Path) -> None:
+    # bench_ids imports python-ulid, which no monologue distribution brings: it runs only
+    # where benchmarks/requirements.txt was installed, as scripts/bootstrap and tox do.
+    out = tmp_path / "results.json"
+    command = [sys.executable, "-m", "benchmarks", "--only", "ids", "--quick", "--json", str(out)]
+    done = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, check=False, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(out.read_text())
+    assert payload["failed"] == []
+    assert any("python-ulid" in figure["name"] for figure in payload["figures"])
