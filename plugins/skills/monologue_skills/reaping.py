@@ -123,14 +123,19 @@ class ToolTree:
                 process.send_signal(sig)
 
     def kill(self) -> None:
-        """SIGKILL whatever is left of the tree, until a search finds nothing (a process may
-        fork between being found and being killed), then reap the orphans it left us."""
+        """SIGKILL whatever is left of the tree, until two searches in a row find nothing,
+        then reap the orphans it left us. A process may fork between being found and being
+        killed; and one whose parent exits while the tree is walked is re-parented to this
+        process after its list of children was read, and from a list already read: that
+        walk misses it, the next one finds it."""
+        found_nothing = 0
         for _ in range(_KILL_ROUNDS):
             if self._pid is not None:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(self._pid, signal.SIGKILL)
             members = [p for p in self._members() if p.pid != self._pid]
-            if not members:
+            found_nothing = 0 if members else found_nothing + 1
+            if found_nothing == 2:
                 break
             for process in members:
                 with contextlib.suppress(Exception):

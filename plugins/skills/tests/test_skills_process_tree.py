@@ -136,3 +136,30 @@ def test_the_running_process_is_a_subreaper_only_while_a_tool_runs(
     value = ctypes.c_int()
     ctypes.CDLL(None).prctl(37, ctypes.byref(value), 0, 0, 0)
     assert value.value == 0  # and is off again in this process once the tool is done
+
+
+def test_a_descendant_one_walk_of_the_tree_misses_is_still_killed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A process re-parented to this one while the tree is walked (its parent exiting at
+    # that moment) is missed by that walk: an empty search is confirmed by another.
+    import subprocess
+
+    from monologue_skills import reaping
+
+    walks = reaping._descendants
+    missed: list[int] = []
+
+    def missing_once(pid: int) -> list[int]:
+        found = walks(pid)
+        if not missed and found:
+            missed.extend(found)
+            return []
+        return found
+
+    with reaping.ToolTree({"PATH": "/usr/bin:/bin"}) as tree:
+        escaped = subprocess.Popen(["sleep", "1000"], env=tree.env)
+        monkeypatch.setattr(reaping, "_descendants", missing_once)
+        tree.kill()
+    assert escaped.pid in missed
+    assert gone(escaped.pid)  # killed and reaped by the tree
